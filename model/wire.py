@@ -245,14 +245,21 @@ class ElicitFormParams(Wire):
     requested_schema: RequestedSchema
 
 
+class ElicitUrlParams(Wire):
+    """URL mode: the interop map's only way to ask for a credential (never form mode)."""
+    mode: Literal["url"] = "url"
+    message: str
+    url: str
+
+
 class ElicitInputRequest(Wire):
     """An `inputRequests` entry: a bare `{method, params}`, no JSON-RPC id (the map key is the id).
 
-    The model asks only for form elicitation; sampling and roots requests are not modelled.
+    The model asks only for elicitation (form or URL mode); sampling and roots are not modelled.
     """
 
     method: Literal["elicitation/create"] = "elicitation/create"
-    params: ElicitFormParams
+    params: ElicitFormParams | ElicitUrlParams
 
 
 class InputRequiredResult(Wire):
@@ -572,6 +579,11 @@ def input_required_result(input_requests: dict, request_state: str | None) -> di
 def elicitation_input_request(message: str, requested_schema: dict) -> dict:
     """One form-mode `elicitation/create` entry of an `inputRequests` map."""
     return _build(ElicitInputRequest, {"params": {"message": message, "requestedSchema": requested_schema}})
+
+
+def url_input_request(message: str, url: str) -> dict:
+    """One URL-mode `elicitation/create` entry (a credential interrupt)."""
+    return _build(ElicitInputRequest, {"params": {"mode": "url", "message": message, "url": url}})
 
 
 def discover_result(serves_tasks: bool, cache_ttl_ms: int = 0,

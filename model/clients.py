@@ -1,0 +1,248 @@
+"""Clients as a nondeterministic environment: any well-formed request, from any client.
+
+Each client speaks for one Subject (Params.client_subject). Sending and the host's receipt are
+one step; what the host does on receipt is `host.receive`.
+"""
+from __future__ import annotations
+
+from . import wire
+from .actions import action
+from .host import receive
+from .state import Request
+
+TOOLS = ("flow", "task-only", "bad-args")
+RESPONSES = ("accept", "decline", "cancel")
+
+
+def _budget(world) -> bool:
+    return len(world.requests) < world.params.max_requests
+
+
+def _transports(world, client, server):
+    return ["http"] + (["stdio"] if (client, server) in world.stdio_open else [])
+
+
+def new_request(world, client: str, server: str, transport: str, method: str, *, declares_tasks: bool,
+                task_ref: str | None = None, header_ok: bool = True, params: dict | None = None,
+                operation: str | None = None) -> Request:
+    """Build a request as a client sends it (the harness uses this too)."""
+    qid = f"r{len(world.requests) + 1}"
+    subject = world.params.client_subject(client).name
+    elicit = subject != "carol"          # carol's client does not declare elicitation
+    meta = wire.client_meta(declares_tasks, elicit)
+    p = params or {}
+    if method == "tools/call":
+        msg = wire.tools_call_request(qid, p.get("tool", "flow"), p.get("arguments", {"n": 1}), meta,
+                                      p.get("input_responses"), p.get("request_state"))
+    elif method == "tasks/get":
+        msg = wire.tasks_get_request(qid, task_ref, meta)
+    elif method == "tasks/update":
+        msg = wire.tasks_update_request(qid, task_ref, p["input_responses"], meta)
+    elif method == "tasks/cancel":
+        msg = wire.tasks_cancel_request(qid, task_ref, meta)
+    elif method == "subscriptions/listen":
+        msg = wire.listen_request(qid, p["task_ids"], meta)
+    elif method == "server/discover":
+        msg = wire.discover_request(qid)
+    else:
+        msg = wire.unsupported_request(qid, method, meta)
+    q = Request(id=qid, client=client, subject=subject, server=server, transport=transport, method=method,
+                message=msg, declares_tasks=declares_tasks, declares_elicitation=elicit, task_ref=task_ref,
+                operation=operation)
+    if transport == "http" and task_ref is not None:
+        q.mcp_name = task_ref if header_ok else task_ref + "x"
+    world.requests[qid] = q
+    return q
+
+
+# ---- tools/call ----------------------------------------------------------------------------------
+def _call_moves(world):
+    if not _budget(world):
+        return []
+    return [dict(client=c, server=s, transport=t, declare=d, tool=tool)
+            for c in world.params.clients for s, _ in world.params.servers for t in _transports(world, c, s)
+            for d in (True, False) for tool in TOOLS]
+
+
+@action("client", _call_moves, lambda w, a: (
+    f"client {a['client']} sends tools/call {w.last_request()} ({a['tool']}) over {a['transport']} to "
+    f"{a['server']}{' declaring tasks' if a['declare'] else ''}"))
+def call_tool(world, client, server, transport, declare, tool):
+    """A client calls a tool: the host validates, creates the run and owns it until it answers."""
+    args = {"n": "x"} if tool == "bad-args" else {"n": 1}
+    q = new_request(world, client, server, transport, "tools/call", declares_tasks=declare,
+                    params={"tool": tool, "arguments": args})
+    receive(world, q)
+
+
+# ---- MRTR retry ----------------------------------------------------------------------------------
+def _retry_moves(world):
+    if not _budget(world):
+        return []
+    out = []
+    for q in world.requests.values():
+        if q.phase == "delivered" and q.response and q.response.get("result", {}).get("resultType") == "input_required":
+            for c in world.params.clients:
+                for r in RESPONSES:
+                    for d in (True, False):
+                        out.append(dict(client=c, answers=q.id, response=r, declare=d))
+    return out
+
+
+@action("client", _retry_moves, lambda w, a: (
+    f"client {a['client']} retries tools/call {w.last_request()} answering {a['answers']}'s input "
+    f"request with {a['response']}{' declaring tasks' if a['declare'] else ''}"))
+def mrtr_retry(world, client, answers, response, declare):
+    """An MRTR retry: a new request echoing requestState and answering every inputRequests key."""
+    prev = world.requests[answers]
+    result = prev.response["result"]
+    responses = {k: {"action": response, **({"content": {"approved": True}} if response == "accept" else {})}
+                 for k in result.get("inputRequests", {})}
+    transport = prev.transport if (client, prev.server) in world.stdio_open or prev.transport == "http" else "http"
+    q = new_request(world, client, prev.server, transport, "tools/call", declares_tasks=declare,
+                    params={"tool": prev.message["params"]["name"], "arguments": prev.message["params"]["arguments"],
+                            "input_responses": responses, "request_state": result.get("requestState")})
+    q.retry_of = prev.id
+    receive(world, q)
+
+
+# ---- tasks/* -------------------------------------------------------------------------------------
+def task_refs(world, server: str | None = None) -> list[tuple[str, str]]:
+    """Task ids a client may send: every run's projected and %2F forms, plus fabricated ones."""
+    refs = []
+    for r in world.runs.values():
+        if server is None or r.server == server:
+            tid = world.rules.task_id(world, r)
+            refs.append((r.server, tid))
+            if "~2F" in tid:
+                refs.append((r.server, tid.replace("~2F", "%2F")))
+    for s, serves in world.params.servers:
+        if serves and (server is None or s == server):
+            refs.append((s, "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued"))
+            refs.append((s, "t-42"))
+    return refs
+
+
+def _task_moves(world, extra=lambda w, s, ref: [{}]):
+    if not _budget(world):
+        return []
+    out = []
+    for s, ref in task_refs(world):
+        for c in world.params.clients:
+            for t in _transports(world, c, s):
+                for d in (True, False):
+                    for h in ((True, False) if t == "http" else (True,)):
+                        for e in extra(world, s, ref):
+                            out.append(dict(client=c, server=s, ref=ref, transport=t, declare=d, header_ok=h, **e))
+    return out
+
+
+def _say_task(method):
+    return lambda w, a: (f"client {a['client']} sends {method} {w.last_request()} for {w.label(a['ref'])}"
+                         + (f" answering {w.label(a['key'])} with {a['response']}" if 'key' in a else "")
+                         + ("" if a['declare'] else " without declaring tasks")
+                         + ("" if a['header_ok'] else " with a mismatched Mcp-Name"))
+
+
+@action("client", _task_moves, _say_task("tasks/get"))
+def tasks_get(world, client, server, ref, transport, declare, header_ok):
+    """tasks/get: read a task (getRun under the caller's Subject)."""
+    receive(world, new_request(world, client, server, transport, "tasks/get", declares_tasks=declare,
+                               task_ref=ref, header_ok=header_ok))
+
+
+def _update_extra(world, server, ref):
+    raw = world.rules.decode_task_ref(world, ref)
+    run = world.runs.get(raw) if raw else None
+    keys = list(run.interrupts) if run else []
+    keys = keys + ["acme/i-neverissuedneverissued"]
+    return [dict(key=k, response=r) for k in keys for r in RESPONSES]
+
+
+@action("client", lambda w: _task_moves(w, _update_extra), _say_task("tasks/update"))
+def tasks_update(world, client, server, ref, transport, declare, header_ok, key, response):
+    """tasks/update: answer one inputRequests key (resolveInterruptByRun)."""
+    content = {"action": response, **({"content": {"approved": True}} if response == "accept" else {})}
+    receive(world, new_request(world, client, server, transport, "tasks/update", declares_tasks=declare,
+                               task_ref=ref, header_ok=header_ok, params={"input_responses": {key: content}}))
+
+
+@action("client", _task_moves, _say_task("tasks/cancel"))
+def tasks_cancel(world, client, server, ref, transport, declare, header_ok):
+    """tasks/cancel: cancel the run behind a task (cancelRun)."""
+    receive(world, new_request(world, client, server, transport, "tasks/cancel", declares_tasks=declare,
+                               task_ref=ref, header_ok=header_ok))
+
+
+def _unsupported_moves(world):
+    if not _budget(world):
+        return []
+    return [dict(client=c, server=s, method=m) for c in world.params.clients[:1]
+            for s, serves in world.params.servers if serves for m in ("tasks/list", "tasks/result")]
+
+
+@action("client", _unsupported_moves, lambda w, a: f"client {a['client']} sends {a['method']} {w.last_request()}")
+def unsupported(world, client, server, method):
+    """A method the 2026-07-28 revision removed."""
+    receive(world, new_request(world, client, server, "http", method, declares_tasks=True))
+
+
+def _listen_moves(world):
+    if not _budget(world):
+        return []
+    return [dict(client=c, server=s, declare=d) for c in world.params.clients
+            for s, _ in world.params.servers for d in (True, False)]
+
+
+@action("client", _listen_moves, lambda w, a: (
+    f"client {a['client']} opens subscriptions/listen {w.last_request()} on {a['server']} for every task it "
+    f"knows of{'' if a['declare'] else ' without declaring tasks'}"))
+def listen(world, client, server, declare):
+    """subscriptions/listen asking for notifications/tasks on every known task id."""
+    refs = [ref for s, ref in task_refs(world, server)]
+    receive(world, new_request(world, client, server, "http", "subscriptions/listen", declares_tasks=declare,
+                               params={"task_ids": refs}))
+
+
+def _discover_moves(world):
+    if not _budget(world):
+        return []
+    return [dict(client=c, server=s) for c in world.params.clients[:1] for s, _ in world.params.servers]
+
+
+@action("client", _discover_moves, lambda w, a: f"client {a['client']} sends server/discover to {a['server']}")
+def discover(world, client, server):
+    """server/discover: the host's advertisement."""
+    receive(world, new_request(world, client, server, "http", "server/discover", declares_tasks=False))
+
+
+# ---- stdio cancellation --------------------------------------------------------------------------
+def _stdio_cancel_moves(world):
+    return [dict(request=q.id) for q in world.requests.values()
+            if q.transport == "stdio" and q.phase in ("received", "streaming", "sent") and not q.cancel_sent]
+
+
+@action("client", _stdio_cancel_moves, lambda w, a: (
+    f"client {w.requests[a['request']].client} sends notifications/cancelled for {a['request']}"))
+def stdio_cancel(world, request):
+    """A stdio client cancels its own request (it may cross the response in flight)."""
+    from .network import cancel_request
+    world.requests[request].cancel_sent = True
+    world.emit(None, wire.cancelled_notification(request, "client cancelled"))
+    cancel_request(world, world.requests[request], "stdio-cancelled")
+
+
+def _stdio_close_moves(world):
+    return [dict(client=c, server=s) for (c, s) in sorted(world.stdio_open)
+            if any(q.client == c and q.server == s and q.transport == "stdio" for q in world.requests.values())]
+
+
+@action("client", _stdio_close_moves, lambda w, a: f"client {a['client']} closes its stdio transport to {a['server']}")
+def stdio_close(world, client, server):
+    """stdio EOF: per P-STDIO-EOF every request still open on it is cancelled (default) or nothing."""
+    from .network import cancel_request
+    world.stdio_open.discard((client, server))
+    if world.params.p_stdio_eof == "cancel-open":
+        for q in list(world.requests.values()):
+            if q.client == client and q.server == server and q.transport == "stdio" and q.phase in ("received", "streaming"):
+                cancel_request(world, q, "stdio-eof")

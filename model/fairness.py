@@ -1,0 +1,37 @@
+"""The fair drain: the stated fairness under which liveness (LIV-1) is judged.
+
+After an exploration, the system is run on with no new requests: host steps are weakly fair,
+every external event arrives, paused runs are resumed, and clients answer pending input (an
+eligible approver resolves each open interrupt). The drain stops when no progress move is left,
+or at `limit` steps; LIV-1 then reads what is still owed.
+"""
+from __future__ import annotations
+
+# Progress actions, in the order the fair scheduler tries them each round (round-robin).
+PROGRESS = ("deliver", "answer", "run_finish_cancel", "operator_resume", "external_event", "run_start",
+            "rest_resolve", "run_complete", "purge")
+
+
+def progress_moves(world) -> list[tuple[str, dict]]:
+    out = []
+    for name in PROGRESS:
+        for args in world.moves(name):
+            if name == "rest_resolve":
+                i = world.interrupts[args["interrupt"]]
+                if not (i.open and args["response"] == "accept" and world.rules.eligible_approver(world, args["subject"], i)):
+                    continue
+            out.append((name, args))
+    return out
+
+
+def drain(world, limit: int = 200, on_step=None) -> bool:
+    """Run fair progress steps; True when the system quiesced within `limit` steps."""
+    for _ in range(limit):
+        moves = progress_moves(world)
+        if not moves:
+            return True
+        name, args = moves[0]
+        step = world.apply(name, args, check=False)
+        if on_step is not None:
+            on_step(step)
+    return not progress_moves(world)

@@ -1,0 +1,352 @@
+"""The host (the OpenWOP MCP server mount): receipt of requests, answers, and the runs' own steps."""
+from __future__ import annotations
+
+from . import wire
+from .actions import action
+from .lifecycle import TERMINAL, WAITING
+from .state import Interrupt, Run
+
+
+# ---- receipt ---------------------------------------------------------------------------------------
+def send(world, q, message: dict) -> None:
+    """Send q's whole final response: the RFC's cut (§G.12-13)."""
+    q.response = message
+    world.set_phase(q, "send_response")
+    world.emit(q.id, message)
+    if q.owns is not None and world.rules.releases_ownership(world, q, "sent"):
+        q.owns = None
+
+
+def create_run(world, server: str, subject: str, started_by: str, parent: Run | None = None,
+               creating_request: str | None = None, elicit: bool = True) -> Run:
+    tenant = world.params.subject(subject).tenant
+    run = Run(id=world.rules.mint_run_id(world, tenant, started_by), server=server, tenant=tenant, owner=subject,
+              started_by=started_by, parent=parent.id if parent else None, created_at=world.clock,
+              updated_at=world.clock, creating_request=creating_request, declared_elicitation=elicit,
+              label=f"run{len(world.runs) + 1}")
+    world.runs[run.id] = run
+    world.append(run, {"type": "run.created", "by": started_by, "request": creating_request,
+                       "parent": run.parent})
+    if parent is not None:
+        parent.children.append(run.id)
+    return run
+
+
+def receive(world, q) -> None:
+    """The host receives q: methods other than tools/call are answered in the same step."""
+    R = world.rules
+    if q.method == "tools/call":
+        return _receive_call(world, q)
+    if q.method == "server/discover":
+        return send(world, q, wire.result_response(q.id, R.discover_result(world, q.server)))
+    if not R.method_supported(world, q.method):
+        return send(world, q, wire.error_response(q.id, wire.METHOD_NOT_FOUND, "Method not found"))
+    if q.method == "subscriptions/listen":
+        return _receive_listen(world, q)
+    # tasks/get, tasks/update, tasks/cancel: capability before lookup (NEG-2), header before both.
+    if not R.tasks_capability_ok(world, q):
+        return send(world, q, R.missing_capability(world, q))
+    if not R.header_ok(world, q):
+        return send(world, q, wire.error_response(q.id, wire.HEADER_MISMATCH, "Mcp-Name does not match taskId"))
+    run = R.lookup_task(world, q, q.task_ref)
+    if run is None:
+        return send(world, q, R.not_found(world, q, "unknown"))
+    q.run = run.id
+    if q.method == "tasks/get":
+        R.on_tasks_get(world, q, run)
+        return send(world, q, wire.result_response(q.id, R.get_task_result(world, run, q)))
+    if q.method == "tasks/cancel":
+        if not R.can_cancel(world, q.subject, run):
+            if world.params.p_unauthorized == "error":
+                return send(world, q, R.not_found(world, q, "unauthorized"))
+            return send(world, q, wire.result_response(q.id, wire.empty_ack()))
+        return send(world, q, R.tasks_cancel(world, q, run))
+    if q.method == "tasks/update":
+        return _receive_update(world, q, run)
+    raise AssertionError(q.method)
+
+
+def _receive_update(world, q, run) -> None:
+    R = world.rules
+    resolved, authorized = False, True
+    for key, answer in q.message["params"]["inputResponses"].items():
+        i = R.update_key(world, run, key)
+        if i is None or i.kind == "external-event":
+            continue                       # never issued, or not an input request: resolves nothing
+        if not R.eligible_approver(world, q.subject, i):
+            authorized = False
+        if R.resolve(world, i, q.subject, answer["action"], "tasks/update", answer.get("content")):
+            resolved = True
+    if not authorized and world.params.p_unauthorized == "error" and not resolved:
+        return send(world, q, R.not_found(world, q, "unauthorized"))
+    send(world, q, R.update_response(world, q, resolved, authorized))
+
+
+def _receive_listen(world, q) -> None:
+    R = world.rules
+    refs = q.message["params"]["notifications"].get("taskIds", [])
+    if refs and not R.tasks_capability_ok(world, q):
+        return send(world, q, R.missing_capability(world, q))
+    q.acked = tuple(R.listen_ack(world, q, refs))
+    world.set_phase(q, "stream_event")
+    world.emit(q.id, wire.listen_ack_notification(q.id, [R.task_id(world, world.runs[r]) for r in q.acked]))
+
+
+def _receive_call(world, q) -> None:
+    R = world.rules
+    params = q.message["params"]
+    if q.retry_of is not None:
+        return _receive_retry(world, q)
+    if params["name"] == "task-only" and not R.tasks_capability_ok(world, q):
+        return send(world, q, R.missing_capability(world, q))
+    if params["name"] == "bad-args":
+        return send(world, q, wire.error_response(q.id, wire.INVALID_PARAMS, "Invalid arguments"))
+    joined = R.join_existing_run(world, q)
+    if joined is not None:
+        q.run = joined.id
+        return
+    tasked = q.declares_tasks and R.serves_tasks(world, q.server)
+    run = create_run(world, q.server, q.subject, "tasked-call" if tasked else "blocking-call",
+                     creating_request=q.id, elicit=q.declares_elicitation)
+    run.durable = R.durable_on_create(world, run)
+    q.run = run.id
+    if R.owns_on_receipt(world, q):
+        q.owns = run.id
+
+
+def _receive_retry(world, q) -> None:
+    """An MRTR retry owns the run only when its requestState verifies and the interrupt is open."""
+    R = world.rules
+    params = q.message["params"]
+    rs = world.request_states.get(params.get("requestState") or "")
+    valid = (rs is not None and not rs.used and rs.principal == q.subject
+             and world.interrupts[rs.interrupt].open)
+    if not valid:
+        return send(world, q, wire.error_response(q.id, wire.INVALID_PARAMS, "Invalid or used requestState"))
+    rs.used = True
+    q.retry_valid, q.run = True, rs.run
+    run = world.runs[rs.run]
+    if R.owns_on_receipt(world, q):
+        q.owns = run.id
+    i = world.interrupts[rs.interrupt]
+    answer = (params.get("inputResponses") or {}).get(i.id)
+    if answer is not None:
+        R.resolve(world, i, q.subject, answer["action"], "mrtr", answer.get("content"))
+
+
+# ---- answering -------------------------------------------------------------------------------------
+def _answer_moves(world):
+    out = []
+    for q in world.requests.values():
+        if q.method == "tools/call" and q.phase in ("received", "streaming") and q.run is not None:
+            if _answer(world, q, dry=True) is not None:
+                out.append(dict(request=q.id))
+    return out
+
+
+def _answer(world, q, dry=False):
+    return _peek(world, q) if dry else world.rules.answer_tools_call(world, q)
+
+
+def _peek(world, q):
+    """Would the host have an answer now? (without minting requestState tokens)"""
+    serial, states = world.serial, dict(world.request_states)
+    try:
+        return world.rules.answer_tools_call(world, q)
+    finally:
+        world.serial, world.request_states = serial, states
+
+
+def _say_answer(world, a):
+    q = world.requests[a["request"]]
+    res = (q.response or {}).get("result") or {}
+    kind = {"task": "CreateTaskResult", "input_required": "InputRequiredResult"}.get(
+        res.get("resultType"), f"CallToolResult isError={res.get('isError')}")
+    if "error" in (q.response or {}):
+        kind = f"error {q.response['error']['code']}"
+    return f"host answers {q.id} with {kind}"
+
+
+@action("host", _answer_moves, _say_answer)
+def answer(world, request):
+    """The host sends the whole final response to a tools/call or MRTR retry."""
+    q = world.requests[request]
+    result = _answer(world, q)
+    send(world, q, result if "jsonrpc" in result else wire.result_response(q.id, result))
+
+
+def _stream_moves(world):
+    return [dict(request=q.id) for q in world.requests.values()
+            if q.method == "tools/call" and q.transport == "http" and q.phase == "received" and q.run]
+
+
+@action("host", _stream_moves, lambda w, a: f"host sends an SSE progress event on {a['request']}")
+def stream_event(world, request):
+    """An SSE event before the final response: not the whole response, so ownership stays."""
+    q = world.requests[request]
+    world.set_phase(q, "stream_event")
+    world.emit(q.id, {"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": q.id, "progress": 1}})
+    if q.owns is not None and world.rules.releases_ownership(world, q, "stream_event"):
+        q.owns = None
+
+
+# ---- the runs' own steps -------------------------------------------------------------------------
+def _runs_in(world, *statuses):
+    return [r for r in world.runs.values() if r.status in statuses and not r.purged]
+
+
+def _run_moves(*statuses):
+    return lambda world: [dict(run=r.id) for r in _runs_in(world, *statuses)]
+
+
+def _say_run(text):
+    return lambda w, a: f"{w.label(a['run'])} {text}"
+
+
+@action("host", _run_moves("pending"), _say_run("starts"))
+def run_start(world, run):
+    r = world.runs[run]
+    world.set_status(r, "start")
+    world.append(r, {"type": "run.started"})
+
+
+def _effect_moves(world):
+    if world.effects >= world.params.max_effects:
+        return []
+    return [dict(run=r.id) for r in _runs_in(world, "running")]
+
+
+@action("host", _effect_moves, _say_run("performs an external effect"))
+def run_effect(world, run):
+    """A node of the run acts on the outside world (observable as effect.performed)."""
+    world.effects += 1
+    world.append(world.runs[run], {"type": "effect.performed", "kind": "work"})
+
+
+def _compensate_moves(world):
+    if world.effects >= world.params.max_effects:
+        return []
+    return [dict(run=r.id) for r in _runs_in(world, "cancelling")
+            if world.rules.effects_while_cancelling(world, r)
+            and not any(e["type"] == "effect.performed" and e["kind"] == "compensation" for e in r.log)]
+
+
+@action("host", _compensate_moves, _say_run("runs its compensation while cancelling"))
+def run_compensate(world, run):
+    """cancelRun semantics: compensation acts after the cancel was accepted."""
+    world.effects += 1
+    world.append(world.runs[run], {"type": "effect.performed", "kind": "compensation"})
+
+
+INTERRUPT_KINDS = {"approval": "request_approval", "clarification": "request_input",
+                   "external-event": "await_external"}
+
+
+def _interrupt_moves(world):
+    if len(world.interrupts) >= world.params.max_runs:
+        return []
+    return [dict(run=r.id, kind=k, form=f) for r in _runs_in(world, "running")
+            for k in INTERRUPT_KINDS for f in ((True, False) if k != "external-event" else (True,))]
+
+
+@action("host", _interrupt_moves, lambda w, a: (
+    f"{w.label(a['run'])} suspends on {w.label(w.runs[a['run']].interrupts[-1])}, an {a['kind']} interrupt"
+    f"{'' if a['form'] else ' (credential)'}"))
+def run_interrupt(world, run, kind, form):
+    """The run suspends on an interrupt: approval (bob approves), clarification, or an external event."""
+    r = world.runs[run]
+    approvers = ("bob",) if kind == "approval" else None
+    i = Interrupt(id=world.rules.mint_interrupt_id(world, r.tenant), run=r.id, kind=kind, approvers=approvers, form=form,
+                  label=f"i{len(world.interrupts) + 1}")
+    world.interrupts[i.id] = i
+    r.interrupts.append(i.id)
+    world.set_status(r, INTERRUPT_KINDS[kind])
+    world.append(r, {"type": "interrupt.requested", "interruptId": i.id, "kind": kind, "approvers": approvers})
+
+
+def _terminal_moves(world):
+    return [dict(run=r.id) for r in world.runs.values() if not r.purged
+            and world.rules.lifecycle_can("run", r.status, "complete")]
+
+
+@action("host", _terminal_moves, _say_run("completes"))
+def run_complete(world, run):
+    r = world.runs[run]
+    world.set_status(r, "complete")
+    world.append(r, {"type": "run.completed"})
+
+
+@action("host", _run_moves("running"), _say_run("fails"))
+def run_fail(world, run):
+    r = world.runs[run]
+    world.set_status(r, "fail")
+    world.append(r, {"type": "run.failed"})
+
+
+def _spawn_moves(world):
+    if len(world.runs) >= world.params.max_runs:
+        return []
+    return [dict(run=r.id) for r in _runs_in(world, "running")]
+
+
+@action("host", _spawn_moves, _say_run("starts a child run"))
+def run_spawn(world, run):
+    parent = world.runs[run]
+    child = create_run(world, parent.server, parent.owner, "child", parent=parent)
+    world.append(parent, {"type": "run.child_started", "child": child.id})
+
+
+@action("host", _run_moves("cancelling"), _say_run("finishes cancelling"))
+def run_finish_cancel(world, run):
+    r = world.runs[run]
+    world.set_status(r, "finish_cancel")
+    world.append(r, {"type": "run.cancelled", "reason": r.cancel_reason})
+
+
+def _external_moves(world):
+    return [dict(interrupt=i.id) for i in world.interrupts.values()
+            if i.open and i.kind == "external-event" and not world.runs[i.run].purged]
+
+
+@action("host", _external_moves, lambda w, a: f"the external event of {w.label(a['interrupt'])} arrives")
+def external_event(world, interrupt):
+    i = world.interrupts[interrupt]
+    world.rules.resolve(world, i, "external", "external", "external")
+
+
+# ---- the clock, TTL and retention ----------------------------------------------------------------
+def _tick_moves(world):
+    return [{}] if world.clock < world.params.max_time else []
+
+
+@action("clock", _tick_moves, lambda w, a: f"time passes (now t={w.clock})")
+def clock_tick(world):
+    world.clock += 1
+    for r in list(world.runs.values()):
+        ttl = world.rules.ttl_ms(world, r)
+        if ttl is not None and not r.purged and r.created_at * world.params.tick_ms + ttl <= world.clock * world.params.tick_ms:
+            world.rules.on_ttl_elapsed(world, r)
+
+
+def _purge_moves(world):
+    out = []
+    for r in world.runs.values():
+        t = world.rules.purge_time(world, r)
+        if not r.purged and t is not None and t <= world.clock:
+            out.append(dict(run=r.id))
+    return out
+
+
+@action("host", _purge_moves, _say_run("is purged (retention elapsed)"))
+def purge(world, run):
+    world.runs[run].purged = True
+
+
+def _persist_moves(world):
+    return [dict(run=r.id) for r in world.runs.values() if not r.durable]
+
+
+@action("host", _persist_moves, _say_run("becomes durably readable"))
+def persist(world, run):
+    world.runs[run].durable = True

@@ -1,0 +1,75 @@
+"""The network: a connection may drop at any point of a request's life, and responses travel."""
+from __future__ import annotations
+
+from . import wire
+from .actions import action
+from .lifecycle import OPEN_PHASES
+
+
+def cancel_request(world, q, cause: str) -> None:
+    """The host learns that q was cancelled (disconnect, notifications/cancelled, EOF)."""
+    R = world.rules
+    if q.phase not in OPEN_PHASES:
+        if q.phase == "sent" and cause == "stdio-cancelled":
+            return                         # crossed the response in flight: nothing to cancel (§G.13)
+        return
+    if not R.cancellation_applies(world, q, cause):
+        return
+    world.set_phase(q, "cancel_request")
+    if world.step is not None:
+        world.step.cancelled.append((q.id, cause))
+    R.on_request_cancelled(world, q, cause)
+    if q.owns is not None and R.releases_ownership(world, q, "cancelled"):
+        q.owns = None
+
+
+def _disconnect_moves(world):
+    return [dict(request=q.id) for q in world.requests.values()
+            if q.transport == "http" and q.phase in ("received", "streaming", "sent")]
+
+
+def _say_disconnect(world, a):
+    q = world.requests[a["request"]]
+    return (f"the connection of {q.id} drops before the response arrives" if q.phase == "lost"
+            else f"the connection of {q.id} drops")
+
+
+@action("network", _disconnect_moves, _say_disconnect)
+def disconnect(world, request):
+    """The HTTP connection drops: an open request is cancelled; a sent response is lost."""
+    q = world.requests[request]
+    if q.phase == "sent":
+        world.set_phase(q, "drop_in_flight")
+        world.rules.on_response_lost(world, q)
+        if q.owns is not None and world.rules.releases_ownership(world, q, "lost"):
+            q.owns = None
+        return
+    if q.method == "subscriptions/listen":
+        world.set_phase(q, "cancel_request")
+        return
+    cancel_request(world, q, "http-disconnect")
+
+
+def _deliver_moves(world):
+    return [dict(request=q.id) for q in world.requests.values() if q.phase == "sent"]
+
+
+@action("network", _deliver_moves, lambda w, a: f"the response to {a['request']} reaches client {w.requests[a['request']].client}")
+def deliver(world, request):
+    q = world.requests[request]
+    world.set_phase(q, "deliver")
+    if q.owns is not None and world.rules.releases_ownership(world, q, "delivered"):
+        q.owns = None
+
+
+def _teardown_moves(world):
+    return [dict(request=q.id) for q in world.requests.values()
+            if q.method == "subscriptions/listen" and q.phase == "streaming"]
+
+
+@action("host", _teardown_moves, lambda w, a: f"host ends subscriptions/listen {a['request']}")
+def end_listen(world, request):
+    """The host tears down a listen stream: the one use of a server notifications/cancelled."""
+    q = world.requests[request]
+    world.emit(q.id, wire.server_cancelled_notification(q.id))
+    world.set_phase(q, "cancel_request")

@@ -1,0 +1,81 @@
+"""Model parameters: instance sizes and the P-... choices where the sources are silent.
+
+Every choice the sources leave open is a named field here with the default of
+`requirements.md`; a variant may change it, nothing else decides it silently.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+
+@dataclass(frozen=True)
+class Subject:
+    name: str
+    tenant: str
+    scopes: frozenset[str]
+
+
+SUBJECTS = (
+    # alice owns what she starts and may cancel and respond; bob is the approver; carol only reads;
+    # mallory holds every scope, in another tenant.
+    Subject("alice", "acme", frozenset({"runs:read", "runs:cancel", "approvals:respond"})),
+    Subject("bob", "acme", frozenset({"runs:read", "approvals:respond"})),
+    Subject("carol", "acme", frozenset({"runs:read"})),
+    Subject("mallory", "beta", frozenset({"runs:read", "runs:cancel", "approvals:respond"})),
+)
+
+
+@dataclass(frozen=True)
+class Params:
+    # P-APPROVER: tasks/update by a non-eligible approver: "ack" (empty result) or "error" (-32602).
+    p_approver: str = "ack"
+    # P-UNAUTHORIZED: a reader without the right to cancel or resolve: "ack" or "error" (-32602).
+    p_unauthorized: str = "ack"
+    # P-KEYFORM: inputRequests keys are raw interruptIds; tasks/update accepts "raw" or "raw-or-projected".
+    p_keyform: str = "raw"
+    # P-RETENTION: retention runs "from-terminal" (default) or "from-creation".
+    p_retention: str = "from-terminal"
+    # P-STDIO-EOF: closing stdio "cancel-open" requests (default) or "nothing".
+    p_stdio_eof: str = "cancel-open"
+    # P-ELICIT: can the client receive elicitation/create? read from the "creating-request" or "each-get".
+    p_elicit: str = "creating-request"
+    # P-MINT: opaque length of runs started by an MCP tools/call (22 chars = 128 bits) and of other
+    # runs (REST, children): identity.md allows 16, which is the known gap ID-G4.
+    mint_tasked_len: int = 22
+    mint_other_len: int = 16
+
+    # Instance sizes (small by default; every run states them).
+    subjects: tuple[Subject, ...] = SUBJECTS
+    tenants: tuple[str, ...] = ("acme", "beta")
+    clients: tuple[str, ...] = ("C1", "C2", "C3", "C4")  # C1 is alice's, C2 bob's, C3 carol's, C4 mallory's
+    servers: tuple[tuple[str, bool], ...] = (("S1", True), ("S2", False))  # (name, serves Tasks)
+    max_requests: int = 8
+    max_runs: int = 4
+    max_effects: int = 3
+    max_time: int = 6
+    retention: int = 2        # ticks a run stays readable after its retention starts
+    tick_ms: int = 1000
+
+    def with_(self, **changes) -> "Params":
+        return replace(self, **changes)
+
+    def subject(self, name: str) -> Subject:
+        return next(s for s in self.subjects if s.name == name)
+
+    def client_subject(self, client: str) -> Subject:
+        return self.subjects[self.clients.index(client) % len(self.subjects)]
+
+    def serves_tasks(self, server: str) -> bool:
+        return dict(self.servers)[server]
+
+    def sizes(self) -> dict:
+        return {k: getattr(self, k) for k in ("max_requests", "max_runs", "max_effects", "max_time", "retention")} | {
+            "tenants": len(self.tenants), "clients": len(self.clients), "servers": len(self.servers),
+            "subjects": len(self.subjects)}
+
+
+PARAMETER_IDS = {
+    "P-APPROVER": "p_approver", "P-UNAUTHORIZED": "p_unauthorized", "P-KEYFORM": "p_keyform",
+    "P-RETENTION": "p_retention", "P-STDIO-EOF": "p_stdio_eof", "P-ELICIT": "p_elicit",
+    "P-MINT": "mint_tasked_len",
+}

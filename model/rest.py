@@ -1,0 +1,86 @@
+"""REST callers and the operator, acting on runs concurrently with MCP (runs.md, interrupt.md)."""
+from __future__ import annotations
+
+from .actions import action
+from .host import create_run
+from .lifecycle import TERMINAL
+
+
+def _create_moves(world):
+    if len(world.runs) >= world.params.max_runs:
+        return []
+    return [dict(subject=s.name, server=srv) for s in world.params.subjects[:1] for srv, _ in world.params.servers[:1]]
+
+
+@action("rest", _create_moves, lambda w, a: f"{a['subject']} creates a run over REST on {a['server']}")
+def rest_create(world, subject, server):
+    """createRun over REST: a run no MCP request started (still addressable as a task, TASK-1)."""
+    create_run(world, server, subject, "rest")
+
+
+def _cancel_moves(world):
+    return [dict(subject=s.name, run=r.id) for r in world.runs.values() if not r.purged and r.status not in TERMINAL
+            for s in world.params.subjects if "runs:cancel" in s.scopes]
+
+
+@action("rest", _cancel_moves, lambda w, a: f"{a['subject']} calls cancelRun on {w.label(a['run'])} over REST")
+def rest_cancel(world, subject, run):
+    """cancelRun: 403 for a foreign tenant, 409 on a terminal run, else the cancel is accepted."""
+    r = world.runs[run]
+    R = world.rules
+    if R.can_cancel(world, subject, r) and r.status not in TERMINAL:
+        R.cancel_run(world, r, "rest-cancel", f"rest:{subject}")
+
+
+def _resolve_moves(world):
+    return [dict(subject=s.name, interrupt=i.id, response=resp) for i in world.interrupts.values()
+            if i.kind != "external-event" and not world.runs[i.run].purged
+            for s in world.params.subjects for resp in ("accept", "decline")]
+
+
+@action("rest", _resolve_moves, lambda w, a: f"{a['subject']} resolves {w.label(a['interrupt'])} over REST ({a['response']})")
+def rest_resolve(world, subject, interrupt, response):
+    """resolveInterruptByRun over REST: of two concurrent resolves exactly one succeeds (409 else)."""
+    world.rules.resolve(world, world.interrupts[interrupt], subject, response, "rest")
+
+
+def _pause_moves(world):
+    return [dict(run=r.id) for r in world.runs.values() if r.status == "running" and not r.purged]
+
+
+@action("rest", _pause_moves, lambda w, a: f"the operator pauses {w.label(a['run'])}")
+def operator_pause(world, run):
+    r = world.runs[run]
+    world.set_status(r, "pause")
+    world.append(r, {"type": "run.paused"})
+
+
+def _resume_moves(world):
+    return [dict(run=r.id) for r in world.runs.values() if r.status == "paused" and not r.purged]
+
+
+@action("rest", _resume_moves, lambda w, a: f"the operator resumes {w.label(a['run'])}")
+def operator_resume(world, run):
+    r = world.runs[run]
+    world.set_status(r, "resume")
+    world.append(r, {"type": "run.resumed"})
+
+
+def _fork_moves(world):
+    if len(world.runs) >= world.params.max_runs:
+        return []
+    return [dict(run=r.id) for r in world.runs.values() if not r.purged and r.fork_of is None
+            and any(not world.interrupts[i].open for i in r.interrupts)]
+
+
+@action("rest", _fork_moves, lambda w, a: f"{w.runs[a['run']].owner} forks {w.label(a['run'])} from its log")
+def fork(world, run):
+    """Replay or fork from the log: recorded resolutions are history, never re-issued (§E.8)."""
+    src = world.runs[run]
+    new = create_run(world, src.server, src.owner, "fork")
+    new.fork_of = src.id
+    copied = world.rules.fork_log(world, src, new)
+    for e in copied:
+        world.append(new, {k: v for k, v in e.items() if k not in ("seq", "at")})
+    world.append(new, {"type": "run.forked", "from": src.id, "copied": len(copied)})
+    world.set_status(new, "start")

@@ -1,0 +1,121 @@
+"""The world: the whole system state, the step record, and the one way to change it (`apply`)."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from . import lifecycle
+from .params import Params
+from .state import Interrupt, Request, RequestState, Run, Step
+
+EPOCH = datetime(2026, 7, 28, tzinfo=timezone.utc)
+
+
+class ModelError(Exception):
+    """A move that is not enabled was applied (a replay diverged, or a bug in an engine)."""
+
+
+class World:
+    def __init__(self, params: Params | None = None, rules=None):
+        from .rules import Rules  # rules import world helpers only at call time
+        self.params = params or Params()
+        self.rules = rules if rules is not None else Rules()
+        self.clock = 0
+        self.runs: dict[str, Run] = {}
+        self.interrupts: dict[str, Interrupt] = {}
+        self.requests: dict[str, Request] = {}
+        self.request_states: dict[str, RequestState] = {}
+        self.stdio_open: set[tuple[str, str]] = {(c, s) for c in self.params.clients for s, _ in self.params.servers}
+        self.notified: dict[tuple[str, str], dict] = {}   # (listen requestId, runId) -> last task sent
+        self.effects = 0
+        self.serial = 0
+        self.history: list[Step] = []
+        self.step: Step | None = None
+        self.facts: dict = {}    # derived facts properties keep between steps (by property id)
+        self.harness = None      # the client harness, when composed (model.harness)
+
+    # ---- ids and time -------------------------------------------------------------------------
+    def next_serial(self) -> int:
+        self.serial += 1
+        return self.serial
+
+    def timestamp(self, tick: int | None = None) -> str:
+        t = EPOCH + timedelta(milliseconds=(self.clock if tick is None else tick) * self.params.tick_ms)
+        return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    # ---- what a step records ------------------------------------------------------------------
+    def append(self, run: Run, event: dict) -> None:
+        event = {"seq": len(run.log), "at": self.clock, **event}
+        run.log.append(event)
+        run.updated_at = self.clock
+        if self.step is not None:
+            self.step.events.append((run.id, event))
+
+    def emit(self, request_id: str | None, message: dict) -> None:
+        if self.step is not None:
+            self.step.emitted.append((request_id, message))
+
+    def set_status(self, run: Run, trigger: str) -> None:
+        run.status = self.rules.lifecycle_fire("run", run.status, trigger)
+        run.updated_at = self.clock
+        if run.status in lifecycle.TERMINAL:
+            run.terminal_at = self.clock
+
+    def set_phase(self, q: Request, trigger: str) -> None:
+        q.phase = lifecycle.fire("request", q.phase, trigger)
+
+    # ---- queries ------------------------------------------------------------------------------
+    def open_requests(self, server: str | None = None):
+        return [q for q in self.requests.values() if q.phase in lifecycle.OPEN_PHASES
+                and (server is None or q.server == server)]
+
+    def owner_of(self, run_id: str) -> list[Request]:
+        return [q for q in self.requests.values() if q.owns == run_id]
+
+    def label(self, some_id: str) -> str:
+        """The short story name of a run, interrupt or task reference (the id itself otherwise)."""
+        if some_id in self.runs:
+            return self.runs[some_id].label
+        if some_id in self.interrupts:
+            return self.interrupts[some_id].label
+        for r in self.runs.values():
+            tid = self.rules.task_id(self, r)
+            if some_id == tid:
+                return f"task of {r.label}"
+            if some_id == tid.replace("~2F", "%2F"):
+                return f"task of {r.label} (%2F form)"
+        return some_id
+
+    def last_request(self) -> str:
+        return f"r{len(self.requests)}"
+
+    def live_runs(self):
+        return [r for r in self.runs.values() if not r.purged]
+
+    # ---- stepping -----------------------------------------------------------------------------
+    def moves(self, action_name: str) -> list[dict]:
+        from .actions import ACTIONS
+        return ACTIONS[action_name].moves(self)
+
+    def enabled(self, action_name: str, args: dict) -> bool:
+        return args in self.moves(action_name)
+
+    def apply(self, action_name: str, args: dict | None = None, check: bool = True) -> Step:
+        """Take one protocol action. With `check`, refuse a move that is not enabled."""
+        from .actions import ACTIONS
+        action = ACTIONS[action_name]
+        args = dict(args or {})
+        if check and args not in action.moves(self):
+            raise ModelError(f"{action_name}({args}) is not enabled in this state")
+        step = Step(index=len(self.history), action=action_name, args=args, actor=action.actor)
+        step.pre_status = {rid: r.status for rid, r in self.runs.items()}
+        step.pre_phase = {qid: q.phase for qid, q in self.requests.items()}
+        step.pre_owner = {qid: q.owns for qid, q in self.requests.items()}
+        self.step = step
+        try:
+            action.apply(self, **args)
+            self.rules.after_step(self)
+        finally:
+            self.step = None
+        step.note = action.say(self, args)
+        self.history.append(step)
+        return step

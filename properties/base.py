@@ -1,0 +1,58 @@
+"""What a property is, and the registry the catalogue modules fill.
+
+Kinds (the finer form of the catalogue's S/T/L/W/G):
+- invariant: over the state after every step;
+- step: over one step (the state before, the step's record, the state after);
+- trace: over the history so far (kept incrementally in `world.facts`);
+- liveness: over a finished exploration, after the fair drain of `model.fairness`;
+- witness: a behaviour that must be reachable (its check returns a message when reached);
+- gap: a known gap: its check returns a message when the gap is exhibited.
+A check returns None when the property holds at this step, or a message carrying the values involved.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+KINDS = ("invariant", "step", "trace", "liveness", "witness", "gap")
+REQUIREMENT_KINDS = {"S": ("invariant", "step"), "T": ("trace",), "L": ("liveness",), "W": ("witness",), "G": ("gap",)}
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    ids: tuple[str, ...]
+    kind: str
+    clause: str
+    sentence: str
+    check: Callable = field(compare=False)
+    premise: Callable | None = field(default=None, compare=False)   # when the antecedent is exercised
+    area: str = ""
+
+    @property
+    def asserted(self) -> bool:
+        """Safety, trace and liveness properties fail an exploration; witnesses and gaps are observed."""
+        return self.kind not in ("witness", "gap")
+
+
+CATALOGUE: dict[str, Property] = {}
+
+
+def prop(name: str, ids, kind: str, clause: str, sentence: str, premise: Callable | None = None):
+    """Register the decorated check `(world, step) -> str | None` as a property."""
+    assert kind in KINDS, kind
+    ids = (ids,) if isinstance(ids, str) else tuple(ids)
+
+    def register(check):
+        area = check.__module__.rsplit(".", 1)[-1]
+        if name in CATALOGUE:
+            raise ValueError(f"duplicate property {name}")
+        CATALOGUE[name] = Property(name, ids, kind, clause, sentence, check, premise, area)
+        return check
+    return register
+
+
+def load_catalogue() -> dict[str, Property]:
+    from . import (creation, e2e, harness, identity, liveness, notify_wire, ownership,  # noqa: F401
+                   projection, tasks_ops, update)
+    return CATALOGUE

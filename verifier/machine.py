@@ -1,0 +1,115 @@
+"""The Hypothesis state machine, generated from the model's action table.
+
+One rule per action; each rule picks one of the action's enabled moves, applies it, and checks
+every property of the catalogue after the step. Asserted properties fail the example; witnesses
+and gaps are observed and reported. Liveness is judged at teardown after the fair drain.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+
+from model.actions import load_all
+from model.fairness import drain
+from model.world import World
+
+
+class Violation(AssertionError):
+    def __init__(self, prop, message, history):
+        super().__init__(f"{prop.name} ({', '.join(prop.ids)}): {message}")
+        self.prop, self.message, self.history = prop, message, history
+
+
+@dataclass
+class Observations:
+    """What an exploration saw, across examples: coverage, premises, witnesses, gaps, failures."""
+    action_counts: dict = field(default_factory=dict)
+    premise_counts: dict = field(default_factory=dict)
+    checks: dict = field(default_factory=dict)
+    observed: dict = field(default_factory=dict)      # property -> (message, history) first seen
+    steps: int = 0
+    examples: int = 0
+    last_failure: Violation | None = None
+
+
+def check_step(world, step, props, asserted, obs: Observations):
+    obs.steps += 1
+    obs.action_counts[step.action] = obs.action_counts.get(step.action, 0) + 1
+    for p in props:
+        if p.kind == "liveness":
+            continue
+        if p.premise is not None and p.premise(world, step):
+            obs.premise_counts[p.name] = obs.premise_counts.get(p.name, 0) + 1
+        msg = p.check(world, step)
+        obs.checks[p.name] = obs.checks.get(p.name, 0) + 1
+        if msg:
+            if p.name in asserted:
+                v = Violation(p, msg, list(world.history))
+                obs.last_failure = v
+                raise v
+            if p.name not in obs.observed or len(world.history) < len(obs.observed[p.name][1]):
+                obs.observed[p.name] = (msg, list(world.history))
+
+
+def check_liveness(world, props, asserted, obs: Observations, limit: int = 200):
+    live = [p for p in props if p.kind == "liveness"]
+    if not live:
+        return
+    quiesced = drain(world, limit, on_step=lambda s: check_step(world, s, props, asserted, obs))
+    world.facts["drain_quiesced"] = quiesced
+    for p in live:
+        if p.premise is not None and p.premise(world, None):
+            obs.premise_counts[p.name] = obs.premise_counts.get(p.name, 0) + 1
+        msg = p.check(world, None)
+        obs.checks[p.name] = obs.checks.get(p.name, 0) + 1
+        if msg:
+            if p.name in asserted:
+                v = Violation(p, msg, list(world.history))
+                obs.last_failure = v
+                raise v
+            obs.observed.setdefault(p.name, (msg, list(world.history)))
+
+
+def make_machine(make_world, props, asserted: set[str], obs: Observations, actions=None):
+    """A RuleBasedStateMachine class over `make_world()`; `actions` limits the rules (default all)."""
+    table = load_all()
+    names = [n for n in table if actions is None or n in actions]
+
+    class ModelMachine(RuleBasedStateMachine):
+        def __init__(self):
+            super().__init__()
+            self.world = make_world()
+            self._moves = {}
+            obs.examples += 1
+
+        def moves(self, name):
+            got = self._moves.get(name)
+            if got is None:
+                got = self._moves[name] = table[name].moves(self.world)
+            return got
+
+        def take(self, name, i):
+            moves = self.moves(name)
+            step = self.world.apply(name, moves[i % len(moves)], check=False)
+            self._moves = {}
+            check_step(self.world, step, props, asserted, obs)
+
+        def teardown(self):
+            check_liveness(self.world, props, asserted, obs)
+
+    for name in names:
+        def make(name):
+            @precondition(lambda self: bool(self.moves(name)))
+            @rule(i=st.integers(0, 255))
+            def take_action(self, i):
+                self.take(name, i)
+            take_action.__name__ = name
+            return take_action
+        setattr(ModelMachine, name, make(name))
+    return ModelMachine
+
+
+def baseline_world(params=None, rules=None):
+    return World(params, rules)
