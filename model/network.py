@@ -25,19 +25,27 @@ def cancel_request(world, q, cause: str) -> None:
 
 def _disconnect_moves(world):
     return [dict(request=q.id) for q in world.requests.values()
-            if q.transport == "http" and q.phase in ("received", "streaming", "sent")]
+            if q.transport == "http" and (q.phase in ("received", "streaming", "sent")
+                                          or (q.phase == "delivered" and not q.closed and q.run is not None))]
 
 
 def _say_disconnect(world, a):
     q = world.requests[a["request"]]
-    return (f"the connection of {q.id} drops before the response arrives" if q.phase == "lost"
-            else f"the connection of {q.id} drops")
+    if q.phase == "lost":
+        return f"the connection of {q.id} drops before the response arrives"
+    if q.closed:
+        return f"the connection of {q.id} drops after the response arrived"
+    return f"the connection of {q.id} drops"
 
 
 @action("network", _disconnect_moves, _say_disconnect)
 def disconnect(world, request):
     """The HTTP connection drops: an open request is cancelled; a sent response is lost."""
     q = world.requests[request]
+    if q.phase == "delivered":
+        q.closed = True
+        world.rules.on_disconnect_after_response(world, q)
+        return
     if q.phase == "sent":
         world.set_phase(q, "drop_in_flight")
         world.rules.on_response_lost(world, q)

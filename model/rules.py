@@ -278,6 +278,9 @@ class Rules:
         if q.owns is not None:          # only where a strengthening keeps ownership until receipt
             self.on_request_cancelled(world, q, "response-lost")
 
+    def on_disconnect_after_response(self, world, q) -> None:
+        """§G.13: a connection dropping after the client has the response changes nothing."""
+
     def cancellation_applies(self, world, q, cause: str) -> bool:
         """Both signals count: an HTTP disconnect and a stdio notifications/cancelled (or EOF)."""
         return True

@@ -73,6 +73,7 @@ class Request:
     operation: str | None = None     # a client's logical operation id (idempotency, harness)
     acked: tuple[str, ...] = ()      # subscriptions/listen: the raw runIds acknowledged
     cancel_sent: bool = False        # stdio: the client already sent notifications/cancelled
+    closed: bool = False             # HTTP: the connection closed after the response arrived
 
 
 @dataclass(slots=True)
