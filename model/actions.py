@@ -21,6 +21,87 @@ class Action:
     doc: str = ""
 
 
+class Product:
+    """The moves of an action whose arguments vary independently: a lazy cartesian product.
+
+    Large argument spaces (a client may send any task reference with any flags) are never
+    materialised: `len` is cheap, and the i-th move is decoded in mixed radix.
+    """
+    __slots__ = ("axes", "_len", "extra")
+
+    def __init__(self, axes: list[tuple[str, list]], extra: dict | None = None):
+        self.axes = [(k, list(v)) for k, v in axes]
+        self.extra = extra or {}
+        n = 1
+        for _, values in self.axes:
+            n *= len(values)
+        self._len = n
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __bool__(self) -> bool:
+        return self._len > 0
+
+    def __getitem__(self, i: int) -> dict:
+        if not 0 <= i < self._len:
+            raise IndexError(i)
+        out = dict(self.extra)
+        for k, values in reversed(self.axes):
+            i, r = divmod(i, len(values))
+            if k.startswith("*"):
+                out.update(values[r])     # an axis of argument groups that vary together
+            else:
+                out[k] = values[r]
+        return out
+
+    def __iter__(self):
+        return (self[i] for i in range(self._len))
+
+    def __contains__(self, args: dict) -> bool:
+        keys = set(self.extra)
+        for k, vs in self.axes:
+            keys |= set(vs[0]) if k.startswith("*") and vs else {k}
+        if set(args) != keys or any(args[k] != v for k, v in self.extra.items()):
+            return False
+        for k, vs in self.axes:
+            if k.startswith("*"):
+                if not any(all(args[a] == b for a, b in group.items()) for group in vs):
+                    return False
+            elif args[k] not in vs:
+                return False
+        return True
+
+
+class Union:
+    """Several products side by side (e.g. one per task reference)."""
+    __slots__ = ("parts", "_len")
+
+    def __init__(self, parts):
+        self.parts = [p for p in parts if len(p)]
+        self._len = sum(len(p) for p in self.parts)
+
+    def __len__(self):
+        return self._len
+
+    def __bool__(self):
+        return self._len > 0
+
+    def __getitem__(self, i):
+        for p in self.parts:
+            if i < len(p):
+                return p[i]
+            i -= len(p)
+        raise IndexError(i)
+
+    def __iter__(self):
+        for p in self.parts:
+            yield from p
+
+    def __contains__(self, args):
+        return any(args in p for p in self.parts)
+
+
 def action(actor: str, moves: Callable, say: Callable):
     def register(fn):
         ACTIONS[fn.__name__] = Action(fn.__name__, actor, moves, fn, say, (fn.__doc__ or "").strip())

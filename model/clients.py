@@ -6,7 +6,7 @@ one step; what the host does on receipt is `host.receive`.
 from __future__ import annotations
 
 from . import wire
-from .actions import action
+from .actions import Product, Union, action
 from .host import receive
 from .state import Request
 
@@ -59,9 +59,9 @@ def new_request(world, client: str, server: str, transport: str, method: str, *,
 def _call_moves(world):
     if not _budget(world):
         return []
-    return [dict(client=c, server=s, transport=t, declare=d, tool=tool)
-            for c in world.params.clients for s, _ in world.params.servers for t in _transports(world, c, s)
-            for d in (True, False) for tool in TOOLS]
+    return Union(Product([("transport", _transports(world, c, s)), ("declare", [True, False]), ("tool", TOOLS)],
+                         extra=dict(client=c, server=s))
+                 for c in world.params.clients for s, _ in world.params.servers)
 
 
 @action("client", _call_moves, lambda w, a: (
@@ -79,14 +79,11 @@ def call_tool(world, client, server, transport, declare, tool):
 def _retry_moves(world):
     if not _budget(world):
         return []
-    out = []
-    for q in world.requests.values():
-        if q.phase == "delivered" and q.response and q.response.get("result", {}).get("resultType") == "input_required":
-            for c in world.params.clients:
-                for r in RESPONSES:
-                    for d in (True, False):
-                        out.append(dict(client=c, answers=q.id, response=r, declare=d))
-    return out
+    return Union(Product([("client", list(world.params.clients)), ("response", RESPONSES), ("declare", [True, False])],
+                         extra=dict(answers=q.id))
+                 for q in world.requests.values()
+                 if q.phase == "delivered" and q.response
+                 and q.response.get("result", {}).get("resultType") == "input_required")
 
 
 @action("client", _retry_moves, lambda w, a: (
@@ -123,18 +120,22 @@ def task_refs(world, server: str | None = None) -> list[tuple[str, str]]:
     return refs
 
 
-def _task_moves(world, extra=lambda w, s, ref: [{}]):
+# Flag combinations a task request varies over (each checked by some property).
+HTTP_FLAGS = [dict(transport="http", declare=True, header_ok=True), dict(transport="http", declare=False, header_ok=True),
+              dict(transport="http", declare=True, header_ok=False)]
+STDIO_FLAGS = [dict(transport="stdio", declare=True, header_ok=True)]
+
+
+def _task_moves(world, extra=None):
     if not _budget(world):
         return []
-    out = []
+    parts = []
     for s, ref in task_refs(world):
+        axes_extra = [("*extra", extra(world, s, ref))] if extra else []
         for c in world.params.clients:
-            for t in _transports(world, c, s):
-                for d in (True, False):
-                    for h in ((True, False) if t == "http" else (True,)):
-                        for e in extra(world, s, ref):
-                            out.append(dict(client=c, server=s, ref=ref, transport=t, declare=d, header_ok=h, **e))
-    return out
+            flags = HTTP_FLAGS + (STDIO_FLAGS if (c, s) in world.stdio_open else [])
+            parts.append(Product([("*flags", flags), *axes_extra], extra=dict(client=c, server=s, ref=ref)))
+    return Union(parts)
 
 
 def _say_task(method):
@@ -190,8 +191,8 @@ def unsupported(world, client, server, method):
 def _listen_moves(world):
     if not _budget(world):
         return []
-    return [dict(client=c, server=s, declare=d) for c in world.params.clients
-            for s, _ in world.params.servers for d in (True, False)]
+    return Product([("client", list(world.params.clients)), ("server", [s for s, _ in world.params.servers]),
+                    ("declare", [True, False])])
 
 
 @action("client", _listen_moves, lambda w, a: (
