@@ -99,4 +99,5 @@ class Step:
     pre_phase: dict[str, str] = field(default_factory=dict)
     pre_owner: dict[str, str | None] = field(default_factory=dict)
     cancelled: list[tuple[str, str]] = field(default_factory=list)   # (requestId, cause) cancelled here
+    created: list[str] = field(default_factory=list)   # ids of requests, runs, interrupts made here
     note: str = ""

@@ -111,11 +111,15 @@ class World:
         step.pre_phase = {qid: q.phase for qid, q in self.requests.items()}
         step.pre_owner = {qid: q.owns for qid, q in self.requests.items()}
         self.step = step
+        sizes = (len(self.requests), len(self.runs), len(self.interrupts))
         try:
             action.apply(self, **args)
             self.rules.after_step(self)
         finally:
             self.step = None
+        for table, before in zip((self.requests, self.runs, self.interrupts), sizes):
+            if len(table) > before:
+                step.created.extend(list(table)[before:])
         step.note = action.say(self, args)
         self.history.append(step)
         return step

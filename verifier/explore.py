@@ -1,0 +1,135 @@
+"""Budgeted exploration of one variant with Hypothesis, ending in one honest verdict per property.
+
+Verdicts: holds (within the stated budget, premise reached), refuted (with a shrunk trace that
+replays), vacuous (premise never reached: undetermined, never a pass), reached / unreached
+(witnesses), known-gap (a gap exhibited) — a gap not exhibited is reported holds.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from hypothesis import HealthCheck, Phase, seed as hyp_seed, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from model.world import World
+from properties.base import load_catalogue
+
+from .machine import Observations, Violation, make_machine
+from .replay import run_trace, shrink
+
+
+@dataclass
+class PropertyVerdict:
+    name: str
+    ids: tuple
+    kind: str
+    clause: str
+    sentence: str
+    verdict: str
+    message: str | None = None
+    trace: list | None = None          # the Step records of the shortest trace found
+    premise: int = 0
+    checks: int = 0
+
+    @property
+    def length(self) -> int | None:
+        return None if self.trace is None else len(self.trace)
+
+
+@dataclass
+class CheckResult:
+    variant: str
+    engine: str
+    seed: int
+    budget_s: float
+    elapsed_s: float
+    bounds: dict
+    examples: int
+    steps: int
+    action_counts: dict
+    verdicts: list[PropertyVerdict] = field(default_factory=list)
+
+    @property
+    def steps_per_second(self) -> float:
+        return self.steps / self.elapsed_s if self.elapsed_s else 0.0
+
+    def by_name(self) -> dict[str, PropertyVerdict]:
+        return {v.name: v for v in self.verdicts}
+
+
+UNDETERMINED = ("vacuous", "unreached", "undetermined")
+
+
+def world_factory(variant=None, base_params=None):
+    """The world a variant (an Amendment subclass, or None for the baseline) explores."""
+    from model.amend import Amendment
+    params = (variant.make_params(base_params) if variant is not None and issubclass(variant, Amendment)
+              else base_params)
+    harness_rules = getattr(variant, "harness_rules", None) if variant is not None else None
+
+    def make():
+        rules = variant() if variant is not None else None
+        return World.composed(params, rules, harness_rules) if hasattr(World, "composed") else World(params, rules)
+    return make
+
+
+def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int = 40, examples_per_chunk: int = 25,
+            props=None, base_params=None, progress=None, shrink_share: float = 0.25) -> CheckResult:
+    started = time.monotonic()
+    make_world = world_factory(variant, base_params)
+    catalogue = props if props is not None else list(load_catalogue().values())
+    asserted = {p.name for p in catalogue if p.asserted}
+    obs = Observations()
+    refuted: dict[str, Violation] = {}
+    search_until = started + budget * (1 - shrink_share)
+    chunk = 0
+    while time.monotonic() < search_until:
+        machine = make_machine(make_world, catalogue, asserted, obs)
+        hyp_seed(seed * 100_003 + chunk)(machine)
+        chunk += 1
+        try:
+            run_state_machine_as_test(machine, settings=settings(
+                max_examples=examples_per_chunk, stateful_step_count=step_count, deadline=None, database=None,
+                report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
+                phases=[Phase.generate, Phase.shrink], print_blob=False))
+        except Violation:
+            v = obs.last_failure
+            refuted[v.prop.name] = v
+            asserted.discard(v.prop.name)
+        if progress:
+            progress(min(1.0, (time.monotonic() - started) / budget), obs, refuted)
+
+    # Shorten every counterexample and witness further by replay (Hypothesis shrinks per example).
+    traces: dict[str, tuple[str, list]] = {n: (v.message, v.history) for n, v in refuted.items()}
+    for name, (msg, hist) in obs.observed.items():
+        traces.setdefault(name, (msg, hist))
+    by_name = {p.name: p for p in catalogue}
+    for name, (msg, hist) in sorted(traces.items(), key=lambda kv: len(kv[1][1])):
+        if time.monotonic() > started + budget:
+            break
+        moves = [(s.action, s.args) for s in hist]
+        created = [s.created for s in hist]
+        small, _ = shrink(make_world, moves, created, catalogue, name)
+        out = run_trace(make_world, small, catalogue, name)
+        if out.violation is not None and len(out.violation.history) <= len(hist):
+            traces[name] = (out.violation.message, out.violation.history)
+
+    verdicts = []
+    for p in catalogue:
+        msg, hist = traces.get(p.name, (None, None))
+        premise = obs.premise_counts.get(p.name, 0)
+        if p.asserted:
+            verdict = "refuted" if p.name in refuted else ("holds" if premise or p.premise is None else "vacuous")
+        elif p.kind == "witness":
+            verdict = "reached" if hist is not None else "unreached"
+        else:
+            verdict = "known-gap" if hist is not None else ("holds" if premise or p.premise is None else "vacuous")
+        verdicts.append(PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict,
+                                        msg, hist, premise, obs.checks.get(p.name, 0)))
+    params = make_world().params
+    return CheckResult(
+        variant=getattr(variant, "name", "baseline") if variant else "baseline", engine="hypothesis", seed=seed,
+        budget_s=budget, elapsed_s=time.monotonic() - started,
+        bounds={**params.sizes(), "steps_per_example": step_count}, examples=obs.examples, steps=obs.steps,
+        action_counts=dict(sorted(obs.action_counts.items())), verdicts=verdicts)

@@ -1,0 +1,118 @@
+"""Traces as ITF JSON (the Informal Trace Format of Apalache and Quint), through itf-py.
+
+Each state holds the model's variables after a step; the step's action, arguments, protocol
+words and the fields it changed are its `#meta`. ITF has no null: absent values are left out.
+"""
+from __future__ import annotations
+
+import json
+
+from itf_py import State, Trace, trace_from_json, trace_to_json
+
+VARS = ["clock", "runs", "interrupts", "requests", "effects"]
+
+
+def _record(d: dict) -> dict:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def snapshot(world) -> dict:
+    """The model's variables, as plain values (what a trace viewer shows)."""
+    runs = {r.id: _record({
+        "label": r.label, "status": r.status, "tenant": r.tenant, "owner": r.owner, "server": r.server,
+        "startedBy": r.started_by, "parent": r.parent, "purged": r.purged, "durable": r.durable,
+        "taskId": world.rules.task_id(world, r), "log": tuple(e["type"] for e in r.log),
+    }) for r in world.runs.values()}
+    interrupts = {i.id: _record({
+        "label": i.label, "run": world.runs[i.run].label, "kind": i.kind, "open": i.open,
+        "resolution": i.resolution, "resolvedBy": i.resolved_by, "via": i.via,
+    }) for i in world.interrupts.values()}
+    requests = {q.id: _record({
+        "client": q.client, "subject": q.subject, "server": q.server, "transport": q.transport, "method": q.method,
+        "declaresTasks": q.declares_tasks, "phase": q.phase, "owns": world.runs[q.owns].label if q.owns else None,
+        "run": world.runs[q.run].label if q.run else None, "response": response_kind(q.response),
+    }) for q in world.requests.values()}
+    return {"clock": world.clock, "runs": runs, "interrupts": interrupts, "requests": requests,
+            "effects": world.effects}
+
+
+def response_kind(message: dict | None) -> str | None:
+    if message is None:
+        return None
+    if "error" in message:
+        return f"error {message['error']['code']}"
+    res = message.get("result", {})
+    kind = res.get("resultType", "complete")
+    if kind == "task":
+        return f"CreateTaskResult ({res.get('status')})"
+    if kind == "input_required":
+        return "InputRequiredResult"
+    if "content" in res:
+        return f"CallToolResult isError={str(res.get('isError', False)).lower()}"
+    return "empty result" if set(res) <= {"resultType"} else f"result ({', '.join(sorted(res))})"
+
+
+def changes(before: dict, after: dict) -> list[str]:
+    """Only what changed, in readable paths: `run1.status: running -> cancelling`."""
+    out = []
+    if before["clock"] != after["clock"]:
+        out.append(f"clock: {before['clock']} -> {after['clock']}")
+    if before["effects"] != after["effects"]:
+        out.append(f"external effects: {before['effects']} -> {after['effects']}")
+    for table, name_of in (("runs", lambda k, v: v["label"]), ("interrupts", lambda k, v: v["label"]),
+                           ("requests", lambda k, v: k)):
+        for key, rec in after[table].items():
+            old = before[table].get(key)
+            name = name_of(key, rec)
+            if old is None:
+                out.append(f"{name}: new ({', '.join(f'{k}={_show(v)}' for k, v in rec.items() if k in _NEW_FIELDS)})")
+                continue
+            for field, value in rec.items():
+                if field == "log":
+                    added = value[len(old.get("log", ())):]
+                    if added:
+                        out.append(f"{name}.log += {', '.join(added)}")
+                elif old.get(field) != value:
+                    out.append(f"{name}.{field}: {_show(old.get(field))} -> {_show(value)}")
+            for field in old:
+                if field not in rec:
+                    out.append(f"{name}.{field}: {_show(old[field])} -> none")
+    return out
+
+
+_NEW_FIELDS = ("status", "phase", "method", "owner", "kind", "client", "transport", "declaresTasks", "owns", "run")
+
+
+def _show(v) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return str(v).lower()
+    return str(v)
+
+
+def build(world_factory, history, meta: dict) -> dict:
+    """Replay `history` (Step records) from a fresh world and record every state."""
+    world = world_factory()
+    states = [State({"index": 0, "action": "init", "note": "the initial state", "changes": []}, snapshot(world))]
+    prev = states[0].values
+    for i, step in enumerate(history, start=1):
+        s = world.apply(step.action, step.args, check=False)
+        now = snapshot(world)
+        states.append(State({"index": i, "action": s.action, "args": s.args, "actor": s.actor, "note": s.note,
+                             "changes": changes(prev, now)}, now))
+        prev = now
+    trace = Trace(meta={"format": "ITF", "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
+                        "source": "taskmodel", **meta}, params=[], vars=VARS, states=states, loop=None)
+    return trace_to_json(trace)
+
+
+def dumps(data: dict) -> str:
+    return json.dumps(data, indent=1, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def load(text: str) -> tuple[dict, list[tuple[str, dict]]]:
+    """An ITF trace -> (its meta, its steps as (action, args))."""
+    trace = trace_from_json(json.loads(text))
+    steps = [(s.meta["action"], dict(s.meta.get("args", {}))) for s in trace.states[1:]]
+    return dict(trace.meta), steps
