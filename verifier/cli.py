@@ -51,6 +51,8 @@ def build_parser() -> Parser:
     gt.add_argument("--only", nargs="*", default=None, help="check only these variants")
     gt.add_argument("--record", action="store_true", help="record the verdicts as the new manifest and "
                                                           "rewrite the committed counterexamples")
+    gt.add_argument("--write", action="store_true", help="rewrite the counterexamples from this run "
+                                                         "(the manifest is left as it is)")
     gt.add_argument("--jobs", type=int, default=2)
 
     sub.add_parser("rules", help="the rules and parameters an amendment may change")
@@ -71,6 +73,8 @@ def main(argv=None) -> int:
     except UsageError as e:
         print(str(e).splitlines()[0], file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
     except KeyboardInterrupt:
         print("taskmodel: interrupted", file=sys.stderr)
         return EXIT_UNDETERMINED

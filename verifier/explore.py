@@ -75,16 +75,21 @@ def world_factory(variant=None, base_params=None):
 
 
 def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int = 40, examples_per_chunk: int = 25,
-            props=None, base_params=None, progress=None, shrink_share: float = 0.25) -> CheckResult:
+            props=None, base_params=None, progress=None, shrink_share: float = 0.25,
+            chunks: int | None = None) -> CheckResult:
+    """Explore for `budget` seconds, or for exactly `chunks` chunks of examples when given (the
+    gate's deterministic mode: the same seed then gives the same verdicts and traces; a run that
+    hits the time budget first says so, and its holding verdicts become undetermined)."""
     started = time.monotonic()
     make_world = world_factory(variant, base_params)
     catalogue = props if props is not None else list(load_catalogue().values())
     asserted = {p.name for p in catalogue if p.asserted}
     obs = Observations()
     refuted: dict[str, Violation] = {}
-    search_until = started + budget * (1 - shrink_share)
+    search_until = started + budget * (1 - shrink_share) if chunks is None else started + budget
     chunk = 0
-    while time.monotonic() < search_until:
+    truncated = False
+    while time.monotonic() < search_until and (chunks is None or chunk < chunks):
         machine = make_machine(make_world, catalogue, asserted, obs)
         hyp_seed(seed * 100_003 + chunk)(machine)
         chunk += 1
@@ -92,7 +97,7 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
             run_state_machine_as_test(machine, settings=settings(
                 max_examples=examples_per_chunk, stateful_step_count=step_count, deadline=None, database=None,
                 report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
-                phases=[Phase.generate, Phase.shrink], print_blob=False))
+                phases=[Phase.generate], print_blob=False))
         except Violation:
             v = obs.last_failure
             refuted[v.prop.name] = v
@@ -105,8 +110,9 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     for name, (msg, hist) in obs.observed.items():
         traces.setdefault(name, (msg, hist))
     by_name = {p.name: p for p in catalogue}
-    for name, (msg, hist) in sorted(traces.items(), key=lambda kv: len(kv[1][1])):
-        if time.monotonic() > started + budget:
+    truncated = chunks is not None and chunk < chunks
+    for name, (msg, hist) in sorted(traces.items(), key=lambda kv: (len(kv[1][1]), kv[0])):
+        if chunks is None and time.monotonic() > started + budget:
             break
         moves = [(s.action, s.args) for s in hist]
         created = [s.created for s in hist]
@@ -121,6 +127,8 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
         premise = obs.premise_counts.get(p.name, 0)
         if p.asserted:
             verdict = "refuted" if p.name in refuted else ("holds" if premise or p.premise is None else "vacuous")
+            if verdict == "holds" and truncated:
+                verdict = "undetermined"
         elif p.kind == "witness":
             verdict = "reached" if hist is not None else "unreached"
         else:
@@ -131,5 +139,6 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     return CheckResult(
         variant=getattr(variant, "name", "baseline") if variant else "baseline", engine="hypothesis", seed=seed,
         budget_s=budget, elapsed_s=time.monotonic() - started,
-        bounds={**params.sizes(), "steps_per_example": step_count}, examples=obs.examples, steps=obs.steps,
+        bounds={**params.sizes(), "steps_per_example": step_count, "examples_per_chunk": examples_per_chunk,
+                "chunks": chunk}, examples=obs.examples, steps=obs.steps,
         action_counts=dict(sorted(obs.action_counts.items())), verdicts=verdicts)

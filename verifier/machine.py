@@ -99,14 +99,17 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
         def teardown(self):
             check_liveness(self.world, props, asserted, obs)
 
+        @precondition(lambda self: not any(self.moves(n) for n in names))
+        @rule()
+        def quiescent(self):
+            """Nothing is enabled: the example idles (no step is recorded)."""
+
     for name in names:
         def make(name):
-            @precondition(lambda self: bool(self.moves(name)))
-            @rule(i=st.integers(0, 255))
-            def take_action(self, i):
+            def take(self, i):
                 self.take(name, i)
-            take_action.__name__ = name
-            return take_action
+            take.__name__ = take.__qualname__ = name     # Hypothesis prints rules by function name
+            return precondition(lambda self: bool(self.moves(name)))(rule(i=st.integers(0, 255))(take))
         setattr(ModelMachine, name, make(name))
     return ModelMachine
 

@@ -1,0 +1,24 @@
+# The two commands of the README: `make verify` (the main job) and `make test`.
+.PHONY: setup verify test gate check diagrams report bench
+
+setup:
+	@bash scripts/setup.sh
+
+# Verify the RFC model and every built-in amendment; write counterexamples, diagrams and the report.
+verify: setup
+	.venv/bin/taskmodel check --budget $${BUDGET:-60} --counterexamples out/counterexamples; \
+	  status=$$?; [ $$status -le 1 ] || exit $$status
+	.venv/bin/taskmodel gate --write
+	.venv/bin/taskmodel diagrams
+	.venv/bin/taskmodel report --check out/latest-check.json --counterexamples counterexamples --out out/report/index.html
+
+# The tests (the same command .ci/run calls). Longer explorations: `make test ARGS=--slow`.
+test:
+	@bash scripts/setup.sh --browser
+	.venv/bin/python -m pytest -q -n 2 $(ARGS)
+
+gate: setup
+	.venv/bin/taskmodel gate
+
+bench: setup
+	.venv/bin/python benchmarks/explore.py

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Set up a fresh machine: the virtual environment with pinned packages, and the system packages
+# (Graphviz for SVG; Chromium for the report's browser test with --browser). What cannot be
+# installed is said, and the tool then skips that output and tells so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+want_browser=0
+[ "${1:-}" = "--browser" ] && want_browser=1
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+stamp=.venv/.installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ requirements.lock -nt "$stamp" ]; then
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+  .venv/bin/python -m pip install -q -c requirements.lock -e '.[test]'
+  touch "$stamp"
+fi
+
+apt_install() {
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    if [ ! -f .venv/.apt-updated ]; then apt-get update -qq >/dev/null 2>&1 && touch .venv/.apt-updated || true; fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 || echo "setup: could not install $*"
+  else
+    echo "setup: not root or no apt-get: cannot install $*"
+  fi
+}
+command -v dot >/dev/null 2>&1 || apt_install graphviz
+command -v dot >/dev/null 2>&1 || echo "setup: Graphviz 'dot' missing: SVG diagrams will be skipped (DOT and Mermaid still written)"
+if [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then
+  apt_install chromium
+  [ -x /usr/bin/chromium ] || echo "setup: chromium missing: the report's browser test will be skipped"
+fi

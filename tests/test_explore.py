@@ -1,0 +1,53 @@
+"""The exploration engine on planted properties: it finds, shrinks and replays; it reports vacuity."""
+from properties.base import Property
+from verifier.explore import explore, world_factory
+from verifier.replay import run_trace, shrink
+
+
+def _prop(name, kind, check, premise=None):
+    return Property(name, ("TEST-1",), kind, "test", "a planted property", check, premise)
+
+
+def no_completion(world, step):
+    done = [r.label for r in world.runs.values() if r.status == "completed"]
+    return f"{done[0]} completed" if done else None
+
+
+def test_planted_invariant_is_refuted_with_a_short_replaying_trace():
+    p = _prop("never-completes", "invariant", no_completion, premise=lambda w, s: True)
+    r = explore(None, budget=20, seed=1, props=[p], chunks=4)
+    v = r.by_name()["never-completes"]
+    assert v.verdict == "refuted", v
+    # the shortest story: a run is created, starts, completes
+    assert v.length == 3, [s.note for s in v.trace]
+    out = run_trace(world_factory(None), [(s.action, s.args) for s in v.trace], [p], "never-completes")
+    assert out.violation is not None and len(out.violation.history) == 3
+
+
+def test_premise_never_reached_is_vacuous_not_holding():
+    p = _prop("never-premise", "invariant", lambda w, s: None, premise=lambda w, s: False)
+    r = explore(None, budget=5, seed=0, props=[p], chunks=1)
+    assert r.by_name()["never-premise"].verdict == "vacuous"
+
+
+def test_witness_reached_and_unreached():
+    reach = _prop("reach-purge", "witness",
+                  lambda w, s: "purged" if any(r.purged for r in w.runs.values()) else None)
+    never = _prop("never", "witness", lambda w, s: None)
+    r = explore(None, budget=20, seed=0, props=[reach, never], chunks=4)
+    assert r.by_name()["reach-purge"].verdict == "reached"
+    assert r.by_name()["never"].verdict == "unreached"
+
+
+def test_shrink_translates_ids_after_removing_steps():
+    make = world_factory(None)
+    w = make()
+    w.apply("rest_create", {"subject": "alice", "server": "S1"})
+    w.apply("rest_create", {"subject": "alice", "server": "S1"})
+    second = list(w.runs)[1]
+    w.apply("run_start", {"run": second})
+    w.apply("run_complete", {"run": second})
+    p = _prop("never-completes", "invariant", no_completion)
+    moves = [(s.action, s.args) for s in w.history]
+    small, _ = shrink(make, moves, [s.created for s in w.history], [p], "never-completes")
+    assert len(small) == 3 and small[0][0] == "rest_create"
