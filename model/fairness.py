@@ -7,6 +7,8 @@ or at `limit` steps; LIV-1 then reads what is still owed.
 """
 from __future__ import annotations
 
+from .lifecycle import WAITING
+
 # Progress actions, in the order the fair scheduler tries them each round (round-robin).
 PROGRESS = ("deliver", "answer", "run_finish_cancel", "operator_resume", "external_event", "run_start",
             "rest_resolve", "run_complete", "purge")
@@ -16,6 +18,9 @@ def progress_moves(world) -> list[tuple[str, dict]]:
     out = []
     for name in PROGRESS:
         for args in world.moves(name):
+            if name in ("rest_resolve", "external_event") and \
+                    world.runs[world.interrupts[args["interrupt"]].run].status not in WAITING:
+                continue    # the run no longer waits on it (cancelled meanwhile): answering is no progress
             if name == "rest_resolve":
                 i = world.interrupts[args["interrupt"]]
                 if not (i.open and args["response"] == "accept" and world.rules.eligible_approver(world, args["subject"], i)):
