@@ -19,6 +19,7 @@ class Action:
     apply: Callable
     say: Callable
     doc: str = ""
+    weight: int = 1          # how often the explorer picks it among enabled actions (see WEIGHTS)
 
 
 class Product:
@@ -102,13 +103,21 @@ class Union:
         return any(args in p for p in self.parts)
 
 
-def action(actor: str, moves: Callable, say: Callable):
+# Exploration weights: the steps of the long protocol stories (a call, its answer, the interrupt,
+# the retry, the drop) are picked more often than the one-step probes. Unlisted actions weigh 1.
+WEIGHTS = {"call_tool": 4, "answer": 4, "deliver": 4, "mrtr_retry": 4, "run_interrupt": 3, "run_start": 3,
+           "tasks_update": 3, "disconnect": 3, "tasks_get": 2, "tasks_cancel": 2, "run_complete": 2,
+           "run_effect": 2, "stdio_cancel": 2, "rest_resolve": 2, "stream_event": 2}
+
+
+def action(actor: str, moves: Callable, say: Callable, weight: int | None = None):
     def register(fn):
-        ACTIONS[fn.__name__] = Action(fn.__name__, actor, moves, fn, say, (fn.__doc__ or "").strip())
+        w = weight if weight is not None else WEIGHTS.get(fn.__name__, 1)
+        ACTIONS[fn.__name__] = Action(fn.__name__, actor, moves, fn, say, (fn.__doc__ or "").strip(), w)
         return fn
     return register
 
 
 def load_all() -> dict[str, Action]:
-    from . import clients, host, network, rest  # noqa: F401  (registration by import)
+    from . import clients, harness, host, network, rest  # noqa: F401  (registration by import)
     return ACTIONS

@@ -10,12 +10,12 @@ from .actions import Product, Union, action
 from .host import receive
 from .state import Request
 
-TOOLS = ("flow", "task-only", "bad-args")
+TOOLS = ("flow", "task-only")     # task-only refuses a call without the extension (-32021)
 RESPONSES = ("accept", "decline", "cancel")
 
 
-def _budget(world) -> bool:
-    return len(world.requests) < world.params.max_requests
+def _budget(world, reserve: int = 0) -> bool:
+    return len(world.requests) < world.params.max_requests + reserve
 
 
 def _transports(world, client, server):
@@ -69,15 +69,30 @@ def _call_moves(world):
     f"{a['server']}{' declaring tasks' if a['declare'] else ''}"))
 def call_tool(world, client, server, transport, declare, tool):
     """A client calls a tool: the host validates, creates the run and owns it until it answers."""
-    args = {"n": "x"} if tool == "bad-args" else {"n": 1}
     q = new_request(world, client, server, transport, "tools/call", declares_tasks=declare,
-                    params={"tool": tool, "arguments": args})
+                    params={"tool": tool, "arguments": {"n": 1}})
+    receive(world, q)
+
+
+def _bad_call_moves(world):
+    if not _budget(world) or any(q.message["params"].get("name") == "bad-args" for q in world.requests.values()
+                                 if q.method == "tools/call"):
+        return []
+    return [dict(client=c, server="S1", declare=d) for c in world.params.clients[:1] for d in (True, False)]
+
+
+@action("client", _bad_call_moves, lambda w, a: (
+    f"client {a['client']} sends tools/call {w.last_request()} with arguments its input schema refuses"))
+def call_tool_bad_args(world, client, server, declare):
+    """Arguments are validated before any run is created: -32602 and no run."""
+    q = new_request(world, client, server, "http", "tools/call", declares_tasks=declare,
+                    params={"tool": "bad-args", "arguments": {"n": "x"}})
     receive(world, q)
 
 
 # ---- MRTR retry ----------------------------------------------------------------------------------
 def _retry_moves(world):
-    if not _budget(world):
+    if not _budget(world, reserve=4):     # a retry continues a call: it has requests of its own in reserve
         return []
     return Union(Product([("client", list(world.params.clients)), ("response", RESPONSES), ("declare", [True, False])],
                          extra=dict(answers=q.id))
@@ -104,6 +119,7 @@ def mrtr_retry(world, client, answers, response, declare):
 
 
 # ---- tasks/* -------------------------------------------------------------------------------------
+FABRICATED = ("acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued", "t-42")
 def task_refs(world, server: str | None = None) -> list[tuple[str, str]]:
     """Task ids a client may send: every run's projected and %2F forms, plus fabricated ones."""
     refs = []
@@ -113,10 +129,11 @@ def task_refs(world, server: str | None = None) -> list[tuple[str, str]]:
             refs.append((r.server, tid))
             if "~2F" in tid:
                 refs.append((r.server, tid.replace("~2F", "%2F")))
+    # Fabricated ids (well-formed but never issued; malformed): one probe of each is enough.
+    used = {q.task_ref for q in world.requests.values()}
     for s, serves in world.params.servers:
         if serves and (server is None or s == server):
-            refs.append((s, "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued"))
-            refs.append((s, "t-42"))
+            refs.extend((s, ref) for ref in FABRICATED if ref not in used)
     return refs
 
 
@@ -178,8 +195,9 @@ def tasks_cancel(world, client, server, ref, transport, declare, header_ok):
 def _unsupported_moves(world):
     if not _budget(world):
         return []
+    sent = {q.method for q in world.requests.values()}
     return [dict(client=c, server=s, method=m) for c in world.params.clients[:1]
-            for s, serves in world.params.servers if serves for m in ("tasks/list", "tasks/result")]
+            for s, serves in world.params.servers if serves for m in ("tasks/list", "tasks/result") if m not in sent]
 
 
 @action("client", _unsupported_moves, lambda w, a: f"client {a['client']} sends {a['method']} {w.last_request()}")
@@ -189,7 +207,8 @@ def unsupported(world, client, server, method):
 
 
 def _listen_moves(world):
-    if not _budget(world):
+    # One probe is enough to check what a listen stream says; more only eat the request budget.
+    if not _budget(world) or sum(q.method == "subscriptions/listen" for q in world.requests.values()) >= 2:
         return []
     return Product([("client", list(world.params.clients)), ("server", [s for s, _ in world.params.servers]),
                     ("declare", [True, False])])
@@ -208,7 +227,8 @@ def listen(world, client, server, declare):
 def _discover_moves(world):
     if not _budget(world):
         return []
-    return [dict(client=c, server=s) for c in world.params.clients[:1] for s, _ in world.params.servers]
+    asked = {q.server for q in world.requests.values() if q.method == "server/discover"}
+    return [dict(client=c, server=s) for c in world.params.clients[:1] for s, _ in world.params.servers if s not in asked]
 
 
 @action("client", _discover_moves, lambda w, a: f"client {a['client']} sends server/discover to {a['server']}")

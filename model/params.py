@@ -49,12 +49,21 @@ class Params:
     tenants: tuple[str, ...] = ("acme", "beta")
     clients: tuple[str, ...] = ("C1", "C2", "C3", "C4")  # C1 is alice's, C2 bob's, C3 carol's, C4 mallory's
     servers: tuple[tuple[str, bool], ...] = (("S1", True), ("S2", False))  # (name, serves Tasks)
-    max_requests: int = 8
+    max_requests: int = 12
     max_runs: int = 4
     max_effects: int = 3
     max_time: int = 6
     retention: int = 2        # ticks a run stays readable after its retention starts
     tick_ms: int = 1000
+
+    # The client harness (model.harness), present only in a composed world: each harness client and
+    # the Subject it speaks for (bob may read but not cancel: his tasks/cancel is acknowledged with
+    # no effect), and the harness's own budgets (its requests do not use `max_requests`).
+    harness_clients: tuple[tuple[str, str], ...] = (("H1", "alice"), ("H2", "bob"))
+    harness_max_runs: int = 2         # local runs started, over all harness clients
+    harness_max_requests: int = 8     # requests the harness sends, over all harness clients
+    harness_max_crashes: int = 2      # process crashes, over all harness clients
+    harness_max_attempts: int = 3     # tools/call attempts (first call and re-issues) per operation
 
     def with_(self, **changes) -> "Params":
         return replace(self, **changes)
@@ -63,7 +72,9 @@ class Params:
         return next(s for s in self.subjects if s.name == name)
 
     def client_subject(self, client: str) -> Subject:
-        return self.subjects[self.clients.index(client) % len(self.subjects)]
+        if client in self.clients:
+            return self.subjects[self.clients.index(client) % len(self.subjects)]
+        return self.subject(dict(self.harness_clients)[client])
 
     def serves_tasks(self, server: str) -> bool:
         return dict(self.servers)[server]

@@ -7,7 +7,8 @@ from .lifecycle import TERMINAL
 
 
 def _create_moves(world):
-    if len(world.runs) >= world.params.max_runs:
+    # One REST-created run shows what a run no MCP request started looks like (TASK-1, ID-G4).
+    if len(world.runs) >= world.params.max_runs or any(r.started_by == "rest" for r in world.runs.values()):
         return []
     return [dict(subject=s.name, server=srv) for s in world.params.subjects[:1] for srv, _ in world.params.servers[:1]]
 
@@ -33,8 +34,12 @@ def rest_cancel(world, subject, run):
 
 
 def _resolve_moves(world):
+    # Every subject may try (ineligible ones resolve nothing); only open interrupts are worth a try,
+    # plus one late resolve of an answered interrupt per run (the at-most-once race, UPD-1).
     return [dict(subject=s.name, interrupt=i.id, response=resp) for i in world.interrupts.values()
             if i.kind != "external-event" and not world.runs[i.run].purged
+            and (i.open or i.id == world.runs[i.run].interrupts[-1] and not any(
+                e["type"] == "interrupt.resolved" and e.get("via") == "rest" for e in world.runs[i.run].log))
             for s in world.params.subjects for resp in ("accept", "decline")]
 
 

@@ -10,12 +10,28 @@ from .state import Interrupt, Request, RequestState, Run, Step
 EPOCH = datetime(2026, 7, 28, tzinfo=timezone.utc)
 
 
+_TABLE = None
+
+
+def _actions():
+    """The action table, loaded once (every participant's module registers its actions on import)."""
+    global _TABLE
+    if _TABLE is None:
+        from .actions import load_all
+        _TABLE = load_all()
+    return _TABLE
+
+
 class ModelError(Exception):
     """A move that is not enabled was applied (a replay diverged, or a bug in an engine)."""
 
 
 class World:
-    def __init__(self, params: Params | None = None, rules=None):
+    """The whole system. `harness=True` composes the client harness (model.harness) with the host
+    over the same network; `harness_rules` are its rules, an instance or a subclass of
+    model.harness.HarnessRules (the baseline by default; giving them implies `harness=True`)."""
+
+    def __init__(self, params: Params | None = None, rules=None, harness: bool = False, harness_rules=None):
         from .rules import Rules  # rules import world helpers only at call time
         self.params = params or Params()
         self.rules = rules if rules is not None else Rules()
@@ -32,6 +48,14 @@ class World:
         self.step: Step | None = None
         self.facts: dict = {}    # derived facts properties keep between steps (by property id)
         self.harness = None      # the client harness, when composed (model.harness)
+        if harness or harness_rules is not None:
+            from .harness import Harness
+            self.harness = Harness(self, harness_rules)
+
+    @classmethod
+    def composed(cls, params: Params | None = None, rules=None, harness_rules=None) -> "World":
+        """The host and the client harness over one lossy network (`composed_world`)."""
+        return cls(params, rules, harness=True, harness_rules=harness_rules)
 
     # ---- ids and time -------------------------------------------------------------------------
     def next_serial(self) -> int:
@@ -93,16 +117,14 @@ class World:
 
     # ---- stepping -----------------------------------------------------------------------------
     def moves(self, action_name: str) -> list[dict]:
-        from .actions import ACTIONS
-        return ACTIONS[action_name].moves(self)
+        return _actions()[action_name].moves(self)
 
     def enabled(self, action_name: str, args: dict) -> bool:
         return args in self.moves(action_name)
 
     def apply(self, action_name: str, args: dict | None = None, check: bool = True) -> Step:
         """Take one protocol action. With `check`, refuse a move that is not enabled."""
-        from .actions import ACTIONS
-        action = ACTIONS[action_name]
+        action = _actions()[action_name]
         args = dict(args or {})
         if check and args not in action.moves(self):
             raise ModelError(f"{action_name}({args}) is not enabled in this state")
@@ -123,3 +145,9 @@ class World:
         step.note = action.say(self, args)
         self.history.append(step)
         return step
+
+
+def composed_world(params: Params | None = None, rules=None, harness_rules=None) -> World:
+    """The host and the client harness over one lossy network; `composed_world()` is the composed
+    baseline. `harness_rules` is a HarnessRules instance or subclass (default: the baseline)."""
+    return World(params, rules, harness=True, harness_rules=harness_rules)
