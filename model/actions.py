@@ -31,10 +31,10 @@ class Product:
     __slots__ = ("axes", "_len", "extra")
 
     def __init__(self, axes: list[tuple[str, list]], extra: dict | None = None):
-        self.axes = [(k, list(v)) for k, v in axes]
+        self.axes = axes
         self.extra = extra or {}
         n = 1
-        for _, values in self.axes:
+        for _, values in axes:
             n *= len(values)
         self._len = n
 

@@ -122,6 +122,16 @@ def mrtr_retry(world, client, answers, response, declare):
 FABRICATED = ("acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued", "t-42")
 def task_refs(world, server: str | None = None) -> list[tuple[str, str]]:
     """Task ids a client may send: every run's projected and %2F forms, plus fabricated ones."""
+    key = (len(world.history), server)
+    cached = world.facts.get("_task_refs")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    refs = _task_refs(world, server)
+    world.facts["_task_refs"] = (key, refs)
+    return refs
+
+
+def _task_refs(world, server):
     refs = []
     for r in world.runs.values():
         if server is None or r.server == server:
@@ -144,14 +154,28 @@ STDIO_FLAGS = [dict(transport="stdio", declare=True, header_ok=True)]
 
 
 def _task_moves(world, extra=None):
+    """Every (client, task reference) with every flag combination; stdio only where it is open."""
     if not _budget(world):
         return []
+    if extra is None:      # tasks/get and tasks/cancel share their moves: build them once a step
+        cached = world.facts.get("_task_moves")
+        if cached is not None and cached[0] == len(world.history):
+            return cached[1]
+        moves = _build_task_moves(world, None)
+        world.facts["_task_moves"] = (len(world.history), moves)
+        return moves
+    return _build_task_moves(world, extra)
+
+
+def _build_task_moves(world, extra):
     parts = []
     for s, ref in task_refs(world):
         axes_extra = [("*extra", extra(world, s, ref))] if extra else []
-        for c in world.params.clients:
-            flags = HTTP_FLAGS + (STDIO_FLAGS if (c, s) in world.stdio_open else [])
-            parts.append(Product([("*flags", flags), *axes_extra], extra=dict(client=c, server=s, ref=ref)))
+        target = dict(server=s, ref=ref)
+        parts.append(Product([("client", world.params.clients), ("*flags", HTTP_FLAGS), *axes_extra], target))
+        stdio = [c for c in world.params.clients if (c, s) in world.stdio_open]
+        if stdio:
+            parts.append(Product([("client", stdio), ("*flags", STDIO_FLAGS), *axes_extra], target))
     return Union(parts)
 
 
@@ -254,8 +278,8 @@ def stdio_cancel(world, request):
 
 
 def _stdio_close_moves(world):
-    return [dict(client=c, server=s) for (c, s) in sorted(world.stdio_open)
-            if any(q.client == c and q.server == s and q.transport == "stdio" for q in world.requests.values())]
+    used = {(q.client, q.server) for q in world.requests.values() if q.transport == "stdio"}
+    return [dict(client=c, server=s) for (c, s) in sorted(world.stdio_open & used)]
 
 
 @action("client", _stdio_close_moves, lambda w, a: f"client {a['client']} closes its stdio transport to {a['server']}")

@@ -6,6 +6,7 @@ An id is `tenant/opaque`. On the wire every byte outside `[A-Za-z0-9._-]` is wri
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 UNPROJECTED = re.compile(r"^(anon:)?[A-Za-z0-9._~-]{1,128}/[A-Za-z0-9._-]{16,128}$")
 SAFE = re.compile(r"[A-Za-z0-9._-]")
@@ -26,10 +27,12 @@ def mint(tenant: str, serial: int, length: int, prefix: str = "") -> str:
     return f"{tenant}/{prefix}{''.join(body)}"
 
 
+@lru_cache(maxsize=4096)
 def project(raw: str) -> str:
     return "".join(ch if SAFE.fullmatch(ch) else "".join(f"~{b:02X}" for b in ch.encode()) for ch in raw)
 
 
+@lru_cache(maxsize=4096)
 def unproject(wire: str) -> str | None:
     """Decode a projected or `%2F` form; None when it is not a well-formed projected id."""
     text = wire.replace("%2F", "~2F").replace("%2f", "~2F")

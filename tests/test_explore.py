@@ -42,12 +42,13 @@ def test_witness_reached_and_unreached():
 def test_shrink_translates_ids_after_removing_steps():
     make = world_factory(None)
     w = make()
-    w.apply("rest_create", {"subject": "alice", "server": "S1"})
-    w.apply("rest_create", {"subject": "alice", "server": "S1"})
+    call = dict(client="C1", server="S1", transport="http", declare=True, tool="flow")
+    w.apply("call_tool", call)
+    w.apply("call_tool", call)
     second = list(w.runs)[1]
     w.apply("run_start", {"run": second})
     w.apply("run_complete", {"run": second})
     p = _prop("never-completes", "invariant", no_completion)
     moves = [(s.action, s.args) for s in w.history]
     small, _ = shrink(make, moves, [s.created for s in w.history], [p], "never-completes")
-    assert len(small) == 3 and small[0][0] == "rest_create"
+    assert len(small) == 3 and small[0] == ("call_tool", call)

@@ -84,6 +84,7 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
             super().__init__()
             self.world = make_world()
             self._moves = {}
+            self._enabled = None
             obs.examples += 1
 
         def moves(self, name):
@@ -95,24 +96,30 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
         def take(self, name, i):
             moves = self.moves(name)
             step = self.world.apply(name, moves[i % len(moves)], check=False)
-            self._moves = {}
+            self._moves, self._enabled = {}, None
             check_step(self.world, step, props, asserted, obs)
 
         def teardown(self):
             check_liveness(self.world, props, asserted, obs)
 
-        @precondition(lambda self: not any(self.moves(n) for n in self.names))
+        @precondition(lambda self: not self.enabled())
         @rule()
         def quiescent(self):
             """Nothing is enabled: the example idles (no step is recorded)."""
 
-    weighted = [n for n in names for _ in range(table[n].weight)]
+    weight = {n: table[n].weight for n in names}
 
-    @precondition(lambda self: any(self.moves(n) for n in names))
+    @precondition(lambda self: bool(self.enabled()))
     @rule(a=st.integers(0, 1 << 16), i=st.integers(0, 1 << 16))
     def act(self, a, i):
-        enabled = [n for n in weighted if self.moves(n)]
+        enabled = self.enabled()
         self.take(enabled[a % len(enabled)], i)
+
+    def enabled(self):
+        if self._enabled is None:
+            self._enabled = [n for n in names if self.moves(n) for _ in range(weight[n])]
+        return self._enabled
+    ModelMachine.enabled = enabled
     ModelMachine.act = act
     return ModelMachine
 
