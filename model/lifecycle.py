@@ -44,9 +44,34 @@ REQUEST_TRANSITIONS = (
     {"trigger": "drop_in_flight", "source": "sent", "dest": "lost"},
 )
 
+# The harness's tool-execution record (model.harness): the local authority over one remote call.
+# WAITING_EXTERNAL is `waiting_external`; `unknown` is "effect unknown: reconcile" (HNS-4).
+TOOL_EXECUTION_STATES = (
+    "planned", "calling", "input_required", "handle_received", "waiting_external",
+    "completed", "failed", "cancelled", "refused", "unknown",
+)
+TOOL_EXECUTION_TERMINAL = frozenset({"completed", "failed", "cancelled", "refused", "unknown"})
+_TE_ACTIVE = ["calling", "input_required", "handle_received", "waiting_external"]
+TOOL_EXECUTION_TRANSITIONS = (
+    {"trigger": "send_call", "source": "planned", "dest": "calling"},
+    {"trigger": "refuse", "source": "planned", "dest": "refused"},
+    {"trigger": "receive_handle", "source": "calling", "dest": "handle_received"},
+    {"trigger": "enter_wait", "source": "handle_received", "dest": "waiting_external"},
+    {"trigger": "receive_input_required", "source": "calling", "dest": "input_required"},
+    {"trigger": "retry_input", "source": "input_required", "dest": "calling"},
+    # A step the lifecycle allows; HNS-3 forbids it for an operation whose binding was persisted.
+    {"trigger": "reissue", "source": ["input_required", "handle_received", "waiting_external"], "dest": "calling"},
+    {"trigger": "complete", "source": _TE_ACTIVE, "dest": "completed"},
+    {"trigger": "fail", "source": _TE_ACTIVE, "dest": "failed"},
+    {"trigger": "remote_cancelled", "source": _TE_ACTIVE, "dest": "cancelled"},
+    {"trigger": "fact_unobtainable", "source": _TE_ACTIVE, "dest": "unknown"},
+)
+
 LIFECYCLES = {
     "run": {"states": RUN_STATUSES, "transitions": RUN_TRANSITIONS, "initial": "pending"},
     "request": {"states": REQUEST_PHASES, "transitions": REQUEST_TRANSITIONS, "initial": "received"},
+    "tool_execution": {"states": TOOL_EXECUTION_STATES, "transitions": TOOL_EXECUTION_TRANSITIONS,
+                       "initial": "planned"},
 }
 
 

@@ -1,0 +1,316 @@
+"""The client harness (HNS-1..HNS-5): what a client owes so that a remote task is neither assumed,
+lost, nor mistaken for the local run.
+
+These properties constrain the harness of `model.harness`, a participant composed with the host
+(`World(harness=True)`); on a host-only world they hold trivially (there is no harness). They read
+what the harness sent and read (`world.requests`, `world.harness.sent`, `world.harness.read`),
+its live process and its disk. Only harness steps change the harness, so each check returns at
+once on any other step.
+
+- HNS-1 (negotiation): tasks/* only for a taskId a server returned to this client; a call whose
+  work needs a durable handle only to a server the client saw advertise the extension; a plain
+  CallToolResult to a declaring call is taken as the result; no record waits without a handle.
+- HNS-2 (durable wait): a record in WAITING_EXTERNAL has its binding (taskId, server, auth) on
+  disk and holds no worker.
+- HNS-3 (restart, a trace): no fresh tools/call for an operation whose binding was ever persisted;
+  right after a restart every persisted binding of an unfinished record is being polled.
+- HNS-4 (cancel is an intent, a trace): a record with a cancel intent ends `cancelled` only after
+  reading the remote `cancelled`, `completed`/`failed` only after reading that fact, "effect
+  unknown" only when the fact became unobtainable; and after reading a remote `completed` it ends
+  completed.
+- HNS-5 (local authority): the local run's status is the one its own records give, whatever the
+  remote task reads.
+"""
+from __future__ import annotations
+
+from model import wire
+from model.harness import LOCAL_RUN_STATUSES, derive_local_status
+
+from .base import prop
+
+TASKS_CALL_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
+
+
+def new_requests(world, step):
+    """The requests sent in this step (ids are r1, r2, ... in order of sending)."""
+    return [world.requests[f"r{i}"] for i in range(len(step.pre_phase) + 1, len(world.requests) + 1)]
+
+
+def _result(q) -> dict:
+    return (q.response or {}).get("result") or {}
+
+
+def _returned_task(world, client: str, server: str, task_id: str) -> bool:
+    """Did this client read a CreateTaskResult with this taskId from this server?"""
+    read = world.harness.read
+    return any(q.client == client and q.server == server and q.method == "tools/call" and q.id in read
+               and q.phase == "delivered" and _result(q).get("resultType") == "task"
+               and _result(q).get("taskId") == task_id for q in world.requests.values())
+
+
+def _observed_tasks(world, client: str, server: str) -> bool:
+    """Did this client read a server/discover of this server that advertises the extension?"""
+    read = world.harness.read
+    return any(q.client == client and q.server == server and q.method == "server/discover" and q.id in read
+               and q.phase == "delivered"
+               and wire.TASKS_EXT in _result(q).get("capabilities", {}).get("extensions", {})
+               for q in world.requests.values())
+
+
+def _read_plain_result(world, step):
+    """The harness request whose plain CallToolResult to a declaring call was read in this step."""
+    if step.action != "harness_receive":
+        return None
+    q = world.requests[step.args["request"]]
+    if q.method == "tools/call" and q.declares_tasks and q.phase == "delivered" \
+            and _result(q).get("resultType") == "complete":
+        return q
+    return None
+
+
+# ---- HNS-1 -------------------------------------------------------------------------------------
+def _hns1_premise(world, step):
+    if world.harness is None or step.actor != "harness":
+        return False
+    if step.action == "harness_start":
+        return step.args["long"]
+    return _read_plain_result(world, step) is not None
+
+
+@prop("harness-negotiates", "HNS-1", "step", "H §negotiation, failure mode 1",
+      "The harness never depends on Tasks support it has not observed: tasks/* only for a taskId a "
+      "server returned to it, a call needing a durable handle only to a server seen advertising the "
+      "extension (else an explicit refusal), a plain CallToolResult to a declaring call taken as the "
+      "result, and no record waiting without a handle.", premise=_hns1_premise)
+def harness_negotiates(world, step):
+    h = world.harness
+    if h is None or step.actor != "harness":
+        return None
+    for q in new_requests(world, step):
+        if q.client not in h.clients:
+            continue
+        if q.method in TASKS_CALL_METHODS and not _returned_task(world, q.client, q.server, q.task_ref):
+            return (f"{q.client} sent {q.method} {q.id} for taskId {q.task_ref!r} to {q.server}, "
+                    f"which no CreateTaskResult it read from {q.server} carried")
+        if q.method == "tools/call" and q.retry_of is None:
+            te = h.execution(q.client, q.operation)
+            if te is not None and te.long and q.declares_tasks and not _observed_tasks(world, q.client, q.server):
+                return (f"{q.client} sent tools/call {q.id} for {q.operation}, whose work needs a durable "
+                        f"handle, to {q.server} counting on a task, but never read a server/discover of "
+                        f"{q.server} advertising {wire.TASKS_EXT}")
+    q = _read_plain_result(world, step)
+    if q is not None:
+        te = h.execution(q.client, q.operation)
+        if te is not None and not te.terminal:
+            return (f"{q.client} read the plain CallToolResult answering its declaring tools/call {q.id} "
+                    f"for {te.op}, yet {te.op} stays {te.status!r} instead of taking it as the result")
+    for c in h.clients.values():
+        if c.proc is not None:
+            for te in c.proc.tes.values():
+                if te.status == "waiting_external" and te.binding is None:
+                    return (f"{c.name}'s {te.op} waits in WAITING_EXTERNAL on {te.server} without any "
+                            f"task handle: a wait for a handle the server never offered")
+    return None
+
+
+# ---- HNS-2 -------------------------------------------------------------------------------------
+def _hns2_premise(world, step):
+    if world.harness is None or step.action != "harness_receive":
+        return False
+    q = world.requests[step.args["request"]]
+    return q.method == "tools/call" and q.phase == "delivered" and _result(q).get("resultType") == "task"
+
+
+@prop("harness-durable-wait", "HNS-2", "invariant", "H §durable wait",
+      "A tool execution in WAITING_EXTERNAL has its binding (remote taskId, server identity, auth "
+      "binding) durably persisted, and holds no worker.", premise=_hns2_premise)
+def harness_durable_wait(world, step):
+    h = world.harness
+    if h is None or step.actor != "harness":
+        return None
+    for c in h.clients.values():
+        if c.proc is None:
+            continue
+        for te in c.proc.tes.values():
+            if te.status != "waiting_external":
+                continue
+            d = c.disk_tes.get(te.op)
+            persisted = d.binding if d is not None else None
+            if te.binding is None or persisted != te.binding:
+                task = world.label(te.binding.task_id) if te.binding else "no task"
+                return (f"{c.name}'s {te.op} entered WAITING_EXTERNAL on {task} ({te.server}) while its "
+                        f"persisted record holds binding {persisted}")
+            if te.worker:
+                return f"{c.name}'s {te.op} holds a worker while it waits on {world.label(te.binding.task_id)}"
+    return None
+
+
+# ---- HNS-3 -------------------------------------------------------------------------------------
+def _persisted_bindings(c):
+    return [(op, d) for op, d in c.disk_tes.items() if d.binding is not None and not d.terminal]
+
+
+def _hns3_premise(world, step):
+    if world.harness is None or step.action != "harness_restart":
+        return False
+    return bool(_persisted_bindings(world.harness.clients[step.args["client"]]))
+
+
+@prop("harness-resumes-after-restart", "HNS-3", "trace", "H §durable wait",
+      "After a crash and restart a new process resumes polling every persisted binding, and never "
+      "re-issues the tools/call of an operation that has one.", premise=_hns3_premise)
+def harness_resumes_after_restart(world, step):
+    h = world.harness
+    if h is None or step.actor != "harness":
+        return None
+    bound = world.facts.setdefault("harness-resumes-after-restart", {})   # (client, op) -> persisted binding
+    for q in new_requests(world, step):
+        b = bound.get((q.client, q.operation))
+        if q.method == "tools/call" and q.retry_of is None and b is not None:
+            return (f"{q.client} sent tools/call {q.id} for {q.operation} again, although {q.operation}'s "
+                    f"binding to {world.label(b.task_id)} on {b.server} (auth {b.auth}) was persisted")
+    if step.action == "harness_restart":
+        c = h.clients[step.args["client"]]
+        for op, d in _persisted_bindings(c):
+            te = c.proc.tes[op]
+            if te.status != "waiting_external" or te.binding != d.binding:
+                return (f"{c.name} restarted and did not resume polling {world.label(d.binding.task_id)}: "
+                        f"{op}'s binding was persisted, but the new process has {op} {te.status!r}")
+    for c in h.clients.values():
+        for op, d in c.disk_tes.items():
+            if d.binding is not None:
+                bound.setdefault((c.name, op), d.binding)
+    return None
+
+
+# ---- HNS-4 -------------------------------------------------------------------------------------
+def _remote_facts(world, client: str, op: str) -> list[tuple[str, str]]:
+    """(request, fact) the client's live process learnt for op: a remote terminal status it read, or
+    `unobtainable`. A process knows only what it read itself: a call sent by an earlier process is
+    unobtainable to it (the record on disk is all that survived)."""
+    h = world.harness
+    epoch = h.clients[client].proc.epoch if h.clients[client].proc is not None else None
+    out = []
+    for q in world.requests.values():
+        if q.client != client or q.operation != op:
+            continue
+        if h.sent[q.id][1] != epoch:
+            if q.method == "tools/call":
+                out.append((q.id, "unobtainable"))   # whatever answer came died with that process
+            continue
+        fact = _fact(q) if q.id in h.read and q.phase == "delivered" else None
+        if fact is None and q.method == "tools/call" and q.phase in ("lost", "cancelled"):
+            fact = "unobtainable"                    # its connection dropped before an answer
+        if fact is not None:
+            out.append((q.id, fact))
+    return out
+
+
+def _fact(q) -> str | None:
+    """The remote fact a delivered answer the harness read carries, if any."""
+    res, err = _result(q), (q.response or {}).get("error")
+    if q.method == "tools/call":
+        if err is not None:
+            return "unobtainable" if q.retry_of else "failed"
+        if res.get("resultType") == "complete":
+            return "failed" if res.get("isError") else "completed"
+    elif q.method in ("tasks/get", "tasks/cancel") and err is not None:
+        return "unobtainable"
+    elif q.method == "tasks/get" and res.get("status") in wire.TERMINAL_TASK_STATUSES:
+        if res["status"] == "completed" and (res.get("result") or {}).get("isError"):
+            return "failed"
+        return res["status"]
+    return None
+
+
+NEEDS = {"cancelled": ("cancelled",), "completed": ("completed",), "failed": ("failed", "completed"),
+         "unknown": ("unobtainable",)}
+
+
+def _newly_ended_with_intent(world):
+    seen = world.facts.get("harness-cancel-is-intent", ())
+    for c in world.harness.clients.values():
+        if c.proc is not None:
+            for te in c.proc.tes.values():
+                if te.cancel_intent and te.terminal and (c.name, te.op, te.status) not in seen:
+                    yield c, te
+
+
+def _hns4_premise(world, step):
+    if world.harness is None or step.actor != "harness":
+        return False
+    return next(_newly_ended_with_intent(world), None) is not None
+
+
+@prop("harness-cancel-is-intent", "HNS-4", "trace", "H §cancellation, failure mode 3",
+      "Cancellation is an intent: a record with a cancel intent reaches a terminal outcome only after "
+      "the remote terminal fact was read, or the fact became unobtainable (then 'effect unknown: "
+      "reconcile'); a cancel acknowledgement alone never yields cancelled; a remote completed after a "
+      "cancel is recorded completed.", premise=_hns4_premise)
+def harness_cancel_is_intent(world, step):
+    h = world.harness
+    if h is None or step.actor != "harness":
+        return None
+    ended = list(_newly_ended_with_intent(world))
+    if not ended:
+        return None
+    seen = world.facts.setdefault("harness-cancel-is-intent", set())
+    for c, te in ended:
+        seen.add((c.name, te.op, te.status))
+        facts = _remote_facts(world, c.name, te.op)
+        completed = [qid for qid, f in facts if f == "completed"]
+        if completed and te.status != "completed":
+            return (f"{c.name} read the remote task of {te.op} completed ({completed[0]}) after its cancel "
+                    f"intent, yet recorded {te.op} {te.status!r}")
+        if te.status in NEEDS and not any(f in NEEDS[te.status] for _, f in facts):
+            read = ", ".join(f"{qid}: {f}" for qid, f in facts) or "nothing"
+            task = world.label(te.binding.task_id) if te.binding else "its call"
+            acked = f" on the empty ack of {te.cancel_req}" if te.cancel_acked else ""
+            return (f"{c.name} recorded {te.op} {te.status!r}{acked} after its cancel intent without the "
+                    f"remote fact: for {task} it read {read}"
+                    + (f" (the remote {world.label(_run_of(world, te))} is {_status_of(world, te)})"
+                       if _run_of(world, te) else ""))
+    return None
+
+
+def _run_of(world, te):
+    if te.binding is None:
+        return None
+    raw = world.rules.decode_task_ref(world, te.binding.task_id)
+    return raw if raw in world.runs else None
+
+
+def _status_of(world, te):
+    return world.runs[_run_of(world, te)].status
+
+
+# ---- HNS-5 -------------------------------------------------------------------------------------
+def _hns5_premise(world, step):
+    if world.harness is None or step.action != "harness_receive":
+        return False
+    q = world.requests[step.args["request"]]
+    return q.phase == "delivered" and "status" in _result(q)
+
+
+@prop("harness-local-authority", "HNS-5", "invariant", "H §two ids, failure mode 2",
+      "The local run is the authority: a remote task status lives inside the tool-execution record "
+      "and is never written over the local run's state.", premise=_hns5_premise)
+def harness_local_authority(world, step):
+    h = world.harness
+    if h is None or step.actor != "harness":
+        return None
+    for c in h.clients.values():
+        for run in c.disk_runs.values():
+            if run.status not in LOCAL_RUN_STATUSES:
+                return f"{c.name}'s persisted local run {run.id} reads {run.status!r}, not a local run status"
+        if c.proc is None:
+            continue
+        for run in c.proc.runs.values():
+            tes = [c.proc.tes[o] for o in run.nodes.values()]
+            expected = derive_local_status(tes)
+            if run.status != expected:
+                remote = "; ".join(f"{world.label(te.binding.task_id)} reads {te.remote_status}"
+                                   for te in tes if te.binding is not None and te.remote_status)
+                return (f"{c.name}'s local run {run.id} reads {run.status!r} where its own records say "
+                        f"{expected!r}" + (f" (remote: {remote})" if remote else ""))
+    return None
