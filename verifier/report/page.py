@@ -1,0 +1,324 @@
+"""The report page: HTML, CSS and script in one file, built from plain data (deterministic output)."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from html import escape, unescape
+from pathlib import Path
+
+from verifier.diagrams import dot, graph, mermaid, svg
+from verifier.diagrams import trace as itf_trace
+
+VERDICT_CLASS = {
+    "holds": "ok", "reached": "ok", "gap-closed": "ok", "refuted": "bad", "unreached": "bad",
+    "known-gap": "gap", "undetermined": "unk", "vacuous": "unk",
+}
+
+
+@dataclass
+class Counterexample:
+    source: str                      # the trace's path as given
+    trace: itf_trace.Trace
+
+    @property
+    def title(self) -> str:
+        m = self.trace.meta
+        return f"{m.get('variant', '?')} / {m.get('property', '?')}"
+
+
+def load_counterexample(path: Path) -> Counterexample:
+    return Counterexample(path.as_posix(), itf_trace.load(path))
+
+
+def h(value) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+def prefix_ids(svg_text: str, prefix: str) -> str:
+    """Give every id of an inline SVG a prefix, so several SVGs can share one page."""
+    return re.sub(r'\bid="([^"]*)"', lambda m: f'id="{h(prefix + unescape(m.group(1)))}"', svg.inline(svg_text))
+
+
+def lifecycle_svgs(diagrams_dir: Path) -> tuple[list[tuple[graph.Graph, str | None, str]], list[str]]:
+    """(graph, svg or None, mermaid text) for every lifecycle diagram, and notes on what was skipped."""
+    out, notes = [], []
+    fallback = 0
+    for g in graph.graphs():
+        text = None
+        try:
+            text = svg.render(dot.to_dot(g))
+        except svg.DotMissing:
+            committed = Path(diagrams_dir) / f"{g.name}.svg"
+            if committed.is_file():
+                text = committed.read_text(encoding="utf-8")
+                fallback += 1
+        out.append((g, text, mermaid.to_mermaid(g)))
+    if svg.dot_path() is None:
+        notes.append(f"Graphviz `dot` not found: {fallback} diagram(s) inlined from the committed "
+                     f"{Path(diagrams_dir).as_posix()}/, the others shown as Mermaid text; {svg.INSTALL_HINT}")
+    return out, notes
+
+
+def run_svg(diagrams: list[tuple[graph.Graph, str | None, str]]) -> str | None:
+    for g, text, _ in diagrams:
+        if g.name == "run-lifecycle":
+            return text
+    return None
+
+
+def verdict_badge(verdict: str | None) -> str:
+    v = verdict or "?"
+    return f'<span class="verdict v-{VERDICT_CLASS.get(v, "unk")}">{h(v)}</span>'
+
+
+def properties_table(check: dict, cx_index: dict[str, int], cxs: list[Counterexample]) -> str:
+    rows = []
+    counts: dict[str, int] = {}
+    for p in check.get("properties", []):
+        if not isinstance(p, dict):
+            continue
+        verdict = p.get("verdict")
+        counts[verdict] = counts.get(verdict, 0) + 1
+        link = ""
+        t = p.get("trace")
+        i = cx_index.get(Path(t).as_posix()) if t else None
+        if i is None:
+            i = next((k for k, c in enumerate(cxs) if c.trace.meta.get("property") == p.get("name")
+                      and c.trace.meta.get("variant") == check.get("variant")), None)
+        if i is not None:
+            last = cxs[i].trace.steps[-1].index if cxs[i].trace.steps else 0
+            link = f'<a href="#cx={i}&amp;step={last}">step through</a>'
+        rows.append(
+            f"<tr><td><code>{h(p.get('name'))}</code></td><td>{h(', '.join(p.get('ids') or []))}</td>"
+            f"<td>{h(p.get('kind'))}</td><td>{verdict_badge(verdict)}</td>"
+            f"<td class=num>{h(p.get('length') if p.get('length') is not None else '')}</td>"
+            f"<td class=msg>{h(p.get('message') or '')}</td><td>{link}</td></tr>")
+    summary = ", ".join(f"{n} {h(v)}" for v, n in sorted(counts.items(), key=lambda kv: str(kv[0])))
+    return (f'<p class="summary">{summary}</p>'
+            '<table class="props"><thead><tr><th>property</th><th>requirement ids</th><th>kind</th>'
+            '<th>verdict</th><th>length</th><th>message</th><th>trace</th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table>")
+
+
+def _args(args: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in args.items())
+
+
+def cx_section(i: int, cx: Counterexample, base_svg: str | None) -> str:
+    t = cx.trace
+    m = t.meta
+    run = t.focus_run()
+    label = t.run_label(run) if run else None
+    path = t.status_path(run)
+    last = t.steps[-1].index if t.steps else 0
+    status_at = {}
+    cur = None
+    for s in t.steps:
+        rec = (s.state.get("runs") or {}).get(run) if run else None
+        cur = rec.get("status") if isinstance(rec, dict) else cur
+        status_at[s.index] = cur
+    panels, seq = [], []
+    for s in t.steps:
+        hidden = "" if s.index == last else " hidden"
+        changes = "".join(f"<li><code>{h(c)}</code></li>" for c in s.changes) or "<li>nothing</li>"
+        status = status_at.get(s.index)
+        is_last = s.index == last
+        verdict = (f'<p class="violation-msg"><b>{h(", ".join(t.ids))} broke here:</b> {h(m.get("message"))}</p>'
+                   if is_last and m.get("message") else "")
+        panels.append(
+            f'<div class="panel" data-i="{s.index}"{hidden}>'
+            f'<h4>Step {s.index}: <code class="action">{h(s.action)}</code>'
+            f'{f" <span class=actor>{h(s.actor)}</span>" if s.actor else ""}</h4>'
+            f'<p class="note">{h(s.note)}</p>'
+            + (f'<p class="args">arguments: <code>{h(_args(s.args))}</code></p>' if s.args else "")
+            + f'<h5>Changed</h5><ul class="changes">{changes}</ul>'
+            + (f'<p class="status">{h(label)} is <b>{h(status)}</b></p>' if label and status else "")
+            + verdict + "</div>")
+        seq.append(f'<li data-i="{s.index}" value="{s.index}"><span class="lane lane-{h(s.actor or "init")}">'
+                   f'{h(s.actor or "init")}</span> {h(s.note or s.action)}</li>')
+    if base_svg is not None:
+        diagram = f'<div class="diagram cx-diagram">{prefix_ids(base_svg, f"cx{i}-")}</div>'
+    else:
+        diagram = ('<div class="diagram cx-diagram"><p class="skip">Diagram skipped: Graphviz <code>dot</code> '
+                   'is missing and no committed run-lifecycle.svg was found. Path of the run: '
+                   + " → ".join(f"{h(s)} (step {k})" for k, s in path) + "</p></div>")
+    data = {"path": path, "last": last, "prefix": f"cx{i}-", "lifecycle": "run"}
+    return (
+        f'<section class="cx" id="cx-{i}" data-cx="{i}" data-step="{last}" data-info="{h(json.dumps(data))}">'
+        f'<h3>{h(cx.title)} <span class="ids">{h(", ".join(t.ids))}</span></h3>'
+        f'<p class="meta">{h(m.get("clause"))} · {h(m.get("sentence"))}</p>'
+        f'<p class="meta">trace: <code>{h(cx.source)}</code> · {len(t.steps) - 1} steps'
+        + (f" · the run followed: {h(label)}" if label else "") + "</p>"
+        '<div class="controls"><button type="button" data-go="first" title="first step (Home)">« first</button>'
+        '<button type="button" data-go="prev" title="previous step (←)">◀ previous</button>'
+        f'<span class="pos">step <b class="step-no">{last}</b> of {last}</span>'
+        '<button type="button" data-go="next" title="next step (→)">next ▶</button>'
+        '<button type="button" data-go="last" title="last step (End)">last »</button></div>'
+        f'<div class="grid"><div class="panels">{"".join(panels)}</div>{diagram}</div>'
+        f'<h4>Sequence so far</h4><ol class="seq" start="0">{"".join(seq)}</ol></section>')
+
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0;color:#111827;background:#f9fafb}
+header{background:#111827;color:#f9fafb;padding:14px 24px}header h1{margin:0;font-size:20px}
+header p{margin:4px 0 0;color:#d1d5db}main{padding:8px 24px 48px;max-width:1400px}
+h2{margin-top:28px;border-bottom:1px solid #e5e7eb;padding-bottom:4px}
+code{font:12px/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+table.props{border-collapse:collapse;width:100%;background:#fff}
+.props th,.props td{border:1px solid #e5e7eb;padding:4px 8px;text-align:left;vertical-align:top}
+.props th{background:#f3f4f6}.num{text-align:right}.msg{max-width:520px;font-size:12px;color:#374151}
+.verdict{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600}
+.v-ok{background:#dcfce7;color:#166534}.v-bad{background:#fee2e2;color:#991b1b}
+.v-gap{background:#fef3c7;color:#92400e}.v-unk{background:#e5e7eb;color:#374151}
+.notes{background:#fff7ed;border:1px solid #fed7aa;padding:8px 12px;border-radius:6px}
+section.cx{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:12px 16px;margin:16px 0}
+section.cx.active{border-color:#6366f1;box-shadow:0 0 0 2px #c7d2fe}
+.cx h3{margin:0 0 4px}.ids{color:#6b7280;font-weight:500;font-size:14px}.meta{margin:2px 0;color:#4b5563}
+.controls{margin:10px 0;display:flex;gap:8px;align-items:center}
+.controls button{font:inherit;padding:3px 10px;border:1px solid #9ca3af;border-radius:5px;background:#f9fafb;cursor:pointer}
+.controls button:disabled{opacity:.4;cursor:default}.pos{min-width:110px;text-align:center}
+.grid{display:grid;grid-template-columns:minmax(280px,1fr) minmax(320px,1.4fr);gap:16px;align-items:start}
+.panel h4{margin:4px 0}.panel h5{margin:8px 0 2px}.changes{margin:0;padding-left:18px}
+.actor{font-size:12px;background:#e0e7ff;color:#3730a3;border-radius:8px;padding:1px 7px;margin-left:6px}
+.violation-msg{background:#fef2f2;border-left:4px solid #b91c1c;padding:6px 10px}
+.diagram svg{max-width:100%;height:auto}.skip{color:#92400e}
+ol.seq{padding-left:36px;margin:4px 0}ol.seq li{margin:1px 0}
+ol.seq li.future{display:none}ol.seq li.current{background:#fef3c7;font-weight:600}
+.lane{display:inline-block;min-width:56px;font-size:11px;text-align:center;border-radius:4px;padding:0 4px;background:#e5e7eb}
+.lane-client,.lane-harness{background:#dbeafe}.lane-network{background:#fee2e2}.lane-host{background:#dcfce7}
+.lane-rest{background:#ede9fe}.lane-clock{background:#f3f4f6}
+.cx-diagram g.node.visited path,.cx-diagram g.node.visited polygon,.cx-diagram g.node.visited ellipse{fill:#fde68a;stroke:#92400e}
+.cx-diagram g.node.current path,.cx-diagram g.node.current polygon{stroke-width:3px}
+.cx-diagram g.node.violation path,.cx-diagram g.node.violation polygon{fill:#fecaca;stroke:#b91c1c;stroke-width:3px}
+.cx-diagram g.edge.taken path{stroke:#b45309;stroke-width:3px}
+.cx-diagram g.edge.taken polygon{fill:#b45309;stroke:#b45309}.cx-diagram g.edge.taken text{fill:#b45309;font-weight:700}
+.lifecycles figure{background:#fff;border:1px solid #e5e7eb;border-radius:8px;margin:12px 0;padding:8px}
+.lifecycles figcaption{font-weight:600}.lifecycles pre{background:#f3f4f6;padding:8px;overflow:auto}
+"""
+
+SCRIPT = r"""
+(function () {
+  "use strict";
+  var sections = Array.prototype.slice.call(document.querySelectorAll("section.cx"));
+  var active = 0;
+  function info(sec) { return JSON.parse(sec.getAttribute("data-info")); }
+  function byId(id) { return document.getElementById(id); }
+  function show(n, step) {
+    var sec = sections[n];
+    if (!sec) { return; }
+    var d = info(sec);
+    step = Math.max(0, Math.min(d.last, isNaN(step) ? d.last : step));
+    sec.setAttribute("data-step", String(step));
+    sec.querySelectorAll(".panel").forEach(function (p) {
+      p.hidden = Number(p.getAttribute("data-i")) !== step;
+    });
+    sec.querySelectorAll("ol.seq li").forEach(function (li) {
+      var i = Number(li.getAttribute("data-i"));
+      li.className = i > step ? "future" : (i === step ? "current" : "");
+    });
+    sec.querySelector(".step-no").textContent = String(step);
+    sec.querySelector('[data-go="prev"]').disabled = step <= 0;
+    sec.querySelector('[data-go="first"]').disabled = step <= 0;
+    sec.querySelector('[data-go="next"]').disabled = step >= d.last;
+    sec.querySelector('[data-go="last"]').disabled = step >= d.last;
+    var seen = d.path.filter(function (p) { return p[0] <= step; });
+    sec.querySelectorAll("g.node, g.edge").forEach(function (g) {
+      g.classList.remove("visited", "current", "violation", "taken");
+    });
+    seen.forEach(function (p, k) {
+      var g = byId(d.prefix + d.lifecycle + "-" + p[1]);
+      if (g) { g.classList.add("visited"); }
+      if (k > 0) {
+        var stem = d.prefix + d.lifecycle + "-edge-" + seen[k - 1][1] + "--" + p[1] + "--";
+        sec.querySelectorAll('g.edge[id^="' + stem + '"]').forEach(function (e) { e.classList.add("taken"); });
+      }
+    });
+    if (seen.length) {
+      var now = byId(d.prefix + d.lifecycle + "-" + seen[seen.length - 1][1]);
+      if (now) { now.classList.add(step === d.last ? "violation" : "current"); }
+    }
+    sections.forEach(function (s, k) { s.classList.toggle("active", k === n); });
+    active = n;
+  }
+  function go(n, step) {
+    var h = "#cx=" + n + "&step=" + step;
+    if (location.hash !== h) { history.replaceState(null, "", h); }
+    show(n, step);
+  }
+  function fromHash() {
+    var m = /cx=(\d+)/.exec(location.hash), s = /step=(\d+)/.exec(location.hash);
+    if (!m) { return false; }
+    var n = Number(m[1]);
+    show(n, s ? Number(s[1]) : NaN);
+    if (sections[n]) { sections[n].scrollIntoView(); }
+    return true;
+  }
+  sections.forEach(function (sec, n) {
+    show(n, NaN);
+    sec.addEventListener("click", function (ev) {
+      var b = ev.target.closest("button[data-go]");
+      var step = Number(sec.getAttribute("data-step")), last = info(sec).last;
+      if (!b) { active = n; return; }
+      var to = {first: 0, prev: step - 1, next: step + 1, last: last}[b.getAttribute("data-go")];
+      go(n, Math.max(0, Math.min(last, to)));
+    });
+  });
+  document.addEventListener("keydown", function (ev) {
+    if (!sections.length || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
+    var sec = sections[active], step = Number(sec.getAttribute("data-step")), last = info(sec).last;
+    var to = {ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: last}[ev.key];
+    if (to === undefined) { return; }
+    ev.preventDefault();
+    go(active, Math.max(0, Math.min(last, to)));
+  });
+  window.addEventListener("hashchange", fromHash);
+  if (!fromHash() && sections.length) { show(0, NaN); }
+  document.documentElement.setAttribute("data-ready", "1");
+})();
+"""
+
+
+def build_page(check: dict | None, check_name: str | None, cxs: list[Counterexample], problems: list[str],
+               diagrams_dir: Path) -> tuple[str, list[str]]:
+    diagrams, notes = lifecycle_svgs(diagrams_dir)
+    base = run_svg(diagrams)
+    cx_index = {c.source: i for i, c in enumerate(cxs)}
+    parts = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             "<title>taskmodel report</title>", f"<style>{CSS}</style></head><body>"]
+    if check:
+        sub = (f"variant <b>{h(check.get('variant'))}</b> · engine {h(check.get('engine'))} · bounds "
+               f"<code>{h(json.dumps(check.get('bounds', {}), sort_keys=True))}</code> · budget "
+               f"<code>{h(json.dumps(check.get('budget', {}), sort_keys=True))}</code>")
+    else:
+        sub = "no check result given (--check): counterexamples only"
+    parts.append(f"<header><h1>RFC 0198 model: verification report</h1><p>{sub}</p></header><main>")
+    shown_notes = notes + problems
+    if shown_notes:
+        parts.append('<div class="notes"><b>Notes</b><ul>' + "".join(f"<li>{h(n)}</li>" for n in shown_notes)
+                     + "</ul></div>")
+    parts.append('<h2 id="properties">Properties</h2>')
+    if check:
+        parts.append(f'<p class="meta">from <code>{h(check_name)}</code></p>')
+        parts.append(properties_table(check, cx_index, cxs))
+        if check.get("coverage"):
+            parts.append("<details><summary>coverage</summary><pre>"
+                         + h(json.dumps(check["coverage"], indent=1, sort_keys=True)) + "</pre></details>")
+    else:
+        parts.append("<p>No check result was given.</p>")
+    parts.append(f'<h2 id="counterexamples">Counterexamples ({len(cxs)})</h2>')
+    if not cxs:
+        parts.append("<p>No counterexample was found.</p>")
+    parts.append('<p class="meta">Step with the buttons or the arrow keys (Home and End jump); the URL '
+                 "fragment <code>#cx=N&amp;step=K</code> opens a step directly.</p>")
+    for i, cx in enumerate(cxs):
+        parts.append(cx_section(i, cx, base))
+    parts.append('<h2 id="lifecycles">Lifecycles</h2><div class="lifecycles">')
+    for g, text, mmd in diagrams:
+        body = prefix_ids(text, f"lc-{g.name}-") if text else f"<pre>{h(mmd)}</pre>"
+        parts.append(f"<figure><figcaption>{h(g.title)}</figcaption><p class=meta>{h(g.description.replace('`', ''))}</p>"
+                     f"{body}</figure>")
+    parts.append("</div></main>")
+    parts.append(f"<script>{SCRIPT}</script></body></html>\n")
+    return "".join(parts), notes
