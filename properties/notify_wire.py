@@ -1,0 +1,461 @@
+"""Notifications, content and wire shapes (RFC 0198 §G.14, §Security; core §Cancellation; ext-tasks
+§Task Status Notifications, §Polymorphic Results, §Task Creation, §Task Cancellation, §Supported
+Methods, §Routing Headers; the map's `statusMessage` field row).
+
+The vendored JSON schemas leave several shape rules open (a CreateTaskResult carrying `result` or
+`inputRequests`, an acknowledgement carrying a status, a negative `ttlMs`, an InputRequiredResult
+with neither field); those are checked here, on the messages as sent.
+
+spec server-cancelled-only-ends-listen (NTF-1, step) observes every notifications/cancelled the host
+sends (the client's own stdio cancel is not the host's):
+    assert it names a subscriptions/listen request, is sent on that stream, and the stream is ended
+    by it; never for a tools/call, a task or a run that was cancelled.
+
+spec cancelled-blocking-call-answered-error (NTF-2, step) observes answers to tools/call, requests
+cancelled by their client, and open calls whose run reads cancelled:
+    assert a tools/call whose run is cancelled is answered CallToolResult {isError: true}; while such
+    a call is still open, that answer is enabled for the host; no message at all is sent for a request
+    that was itself cancelled (before or in this step); a task view of a cancelled run reads
+    "cancelled".
+
+spec notification-equals-get (NTF-3, step) observes every notifications/tasks:
+    assert its task equals, field for field, the tasks/get result the same caller would receive for
+    that task at that moment (less `resultType` and the stream's `_meta`).
+
+spec status-message-content-free (SEC-1, step) observes every task view carrying a statusMessage:
+    assert it quotes none of the run's internals: any tool output text the run produced or tools/call
+    would return for it, the tool call's arguments, any inputResponses content sent for it, its
+    requestState tokens, or a URL-mode elicitation link (a credential channel).
+
+spec input-content-grants-nothing (SEC-2, step) observes every tasks/update or MRTR retry carrying
+inputResponses:
+    assert after it every interrupt's approver set is the one its log recorded when it was requested,
+    the sender's scopes are those it had, and every interrupt it resolved was resolved by the sender
+    as an eligible approver judged from scopes and the recorded approvers, never from the content.
+
+spec result-type-discipline (WIRE-1, step) observes every result:
+    assert `resultType: "task"` appears only on a CreateTaskResult (taskId and status present),
+    `"input_required"` only answers tools/call, the results of tasks/get, tasks/update and tasks/cancel
+    are `"complete"`, and no notifications/tasks carries a resultType.
+
+spec flat-create-empty-acks (WIRE-2, step) observes CreateTaskResults, update/cancel
+acknowledgements, task views and InputRequiredResults:
+    assert a CreateTaskResult is flat (only the task fields, `resultType` and `_meta`; taskId, status,
+    createdAt, lastUpdatedAt and ttlMs present; no result, error or inputRequests); the tasks/update
+    and tasks/cancel acknowledgements carry nothing but `resultType` (and `_meta`); every task's
+    `ttlMs` is null or a non-negative integer; an InputRequiredResult carries inputRequests or
+    requestState.
+
+spec only-tools-call-tasked (WIRE-3, step) observes results and answers to tasks/list, tasks/result:
+    assert a CreateTaskResult answers only tools/call (never server/discover, subscriptions/listen or
+    any other method; the results of tasks/* themselves are WIRE-1's), and tasks/list and
+    tasks/result get -32601.
+
+spec mcp-name-must-match (WIRE-4, step) observes every HTTP tasks/* whose Mcp-Name header differs
+from params.taskId:
+    assert it is refused -32020 (or -32021 where the capability check, which comes first, already
+    refuses it: an undeclaring request or a host not serving Tasks) and the step changed nothing.
+"""
+from __future__ import annotations
+
+import json
+
+from model import wire
+
+from .base import prop
+from .creation import (TASKS_METHODS, advertised, can_get_run, declared, eligible, error_code, header_matches,
+                       named_run, probe_request, recorded_approvers, result_kind, seen, step_changes, task_ref)
+
+OPEN = ("received", "streaming")
+
+
+# =============================================================================================
+# NTF-1
+# =============================================================================================
+
+def _host_cancelled(world, step):
+    out = []
+    for key, msg in seen(world, step).notes:
+        if msg["method"] == "notifications/cancelled":
+            if key is None and step.actor in ("client", "harness"):
+                continue                   # the client's own stdio notifications/cancelled
+            out.append((key, msg))
+    return out
+
+
+def _ntf1_premise(world, step) -> bool:
+    if _host_cancelled(world, step):
+        return True
+    return any(world.runs[rid].status in ("cancelling", "cancelled") for rid in seen(world, step).changed)
+
+
+@prop("server-cancelled-only-ends-listen", "NTF-1", "step", "RFC §G.14, core §Cancellation",
+      "the host sends notifications/cancelled only to end a subscriptions/listen stream (naming that listen "
+      "request, on its stream, which it ends); never to report that a run or task was cancelled",
+      premise=_ntf1_premise)
+def server_cancelled_only_ends_listen(world, step):
+    for key, msg in _host_cancelled(world, step):
+        rid = (msg.get("params") or {}).get("requestId")
+        target = world.requests.get(rid)
+        if target is None or target.method != "subscriptions/listen":
+            what = f"{target.method} {rid}" if target is not None else f"request {rid!r}"
+            run = f" (its run {world.label(target.run)} is {world.runs[target.run].status})" \
+                if target is not None and target.run else ""
+            return f"the host sent notifications/cancelled for {what}{run}: only a listen stream may be ended so"
+        if key != rid:
+            return f"the host sent notifications/cancelled for listen {rid} on the stream of {key}"
+        if target.phase in OPEN:
+            return f"the host sent notifications/cancelled for listen {rid} but kept the stream open"
+    return None
+
+
+# =============================================================================================
+# NTF-2
+# =============================================================================================
+
+def _cancelled_ids(step) -> set:
+    return {qid for qid, _ in step.cancelled}
+
+
+def _open_calls_on_cancelled(world):
+    return [q for q in world.requests.values()
+            if q.method == "tools/call" and q.phase in OPEN and q.run is not None
+            and world.runs[q.run].status == "cancelled"]
+
+
+def _answers_on_cancelled(world, step):
+    return [(q, msg) for q, msg in seen(world, step).responses
+            if q.method == "tools/call" and q.run is not None and world.runs[q.run].status == "cancelled"]
+
+
+def _ntf2_premise(world, step) -> bool:
+    return bool(step.cancelled) or bool(_answers_on_cancelled(world, step)) or bool(_open_calls_on_cancelled(world))
+
+
+@prop("cancelled-blocking-call-answered-error", "NTF-2", "step", "RFC §G.14, core §Cancellation",
+      "a tools/call whose run is cancelled is answered CallToolResult {isError: true}, and that answer is enabled "
+      "while the call is open; a request its client cancelled gets no message at all; a cancelled task reads "
+      "cancelled", premise=_ntf2_premise)
+def cancelled_blocking_call_answered_error(world, step):
+    for q, msg in _answers_on_cancelled(world, step):
+        res = msg.get("result") or {}
+        if res.get("resultType", "complete") != "complete" or "content" not in res or res.get("isError") is not True:
+            return (f"tools/call {q.id} of {q.subject}, whose run {world.label(q.run)} was cancelled, was answered "
+                    f"{result_kind(msg)}, not CallToolResult isError=true")
+    gone = _cancelled_ids(step)
+    for key, msg in step.emitted:
+        if key is None:
+            continue
+        if key in gone or step.pre_phase.get(key) == "cancelled":
+            q = world.requests.get(key)
+            what = msg.get("method") or result_kind(msg)
+            return f"{q.method if q else ''} {key} was cancelled by its client, yet the host sent {what} for it"
+    open_calls = _open_calls_on_cancelled(world)
+    if open_calls:
+        answerable = world.moves("answer")
+        for q in open_calls:
+            if {"request": q.id} not in answerable:
+                return (f"tools/call {q.id} of {q.subject} is open while its run {world.label(q.run)} is cancelled, "
+                        f"and the host has no answer for it")
+    for q, where, view in seen(world, step).views:
+        run = named_run(world, view.get("taskId"))
+        if run is not None and run.status == "cancelled" and view.get("status") != "cancelled":
+            return f"{where} to {q.id} shows cancelled {world.label(run.id)} as {view.get('status')!r}"
+    return None
+
+
+# =============================================================================================
+# NTF-3
+# =============================================================================================
+
+def _notifications(world, step):
+    out = []
+    for key, msg in seen(world, step).notes:
+        if msg["method"] == "notifications/tasks":
+            q = world.requests.get(key)
+            if q is not None:
+                out.append((q, msg.get("params") or {}))
+    return out
+
+
+@prop("notification-equals-get", "NTF-3", "step", "ext-tasks §Task Status Notifications, map",
+      "each notifications/tasks carries exactly the task the same caller's tasks/get would return at that moment",
+      premise=lambda world, step: bool(_notifications(world, step)))
+def notification_equals_get(world, step):
+    for q, task in _notifications(world, step):
+        tid = task.get("taskId")
+        run = named_run(world, tid)
+        if run is None or not can_get_run(world, q.subject, run, q.server):
+            continue                       # ISO-2 and ID-1 judge these
+        expected = world.rules.get_task_result(world, run, probe_request(q, "tasks/get", tid))
+        want = {k: v for k, v in expected.items() if k != "resultType"}
+        got = {k: v for k, v in task.items() if k != "_meta"}
+        if got != want:
+            diff = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+            detail = ", ".join(f"{k}: {got.get(k)!r} vs {want.get(k)!r}" for k in diff[:3])
+            return (f"notifications/tasks on {q.id} for {world.label(run.id)} differs from what tasks/get would "
+                    f"return now ({detail})")
+    return None
+
+
+# =============================================================================================
+# SEC-1
+# =============================================================================================
+
+def _strings(obj, out: list) -> None:
+    if isinstance(obj, str):
+        if len(obj) >= 4:
+            out.append(obj)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            _strings(v, out)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            _strings(v, out)
+
+
+def _dumps(obj, out: list) -> None:
+    if obj:
+        out.append(json.dumps(obj))
+        out.append(json.dumps(obj, separators=(",", ":")))
+        out.append(str(obj))
+        _strings(obj, out)
+
+
+def _tool_texts(result, out: list) -> None:
+    for c in (result or {}).get("content") or []:
+        if isinstance(c, dict) and isinstance(c.get("text"), str) and len(c["text"]) >= 4:
+            out.append(c["text"])
+
+
+def _urls(reqs, out: list) -> None:
+    for entry in (reqs or {}).values():
+        url = ((entry or {}).get("params") or {}).get("url")
+        if isinstance(url, str):
+            out.append(url)
+
+
+def run_internals(world, run, view) -> list[str]:
+    """Strings that are the run's internals: tool output and input, answers' content, tokens, links."""
+    out: list[str] = []
+    _tool_texts(view.get("result"), out)
+    _urls(view.get("inputRequests"), out)
+    if run.status in ("completed", "failed", "cancelled"):
+        _tool_texts(world.rules.tool_result(world, run), out)
+    creator = world.requests.get(run.creating_request) if run.creating_request else None
+    if creator is not None:
+        _dumps((creator.message.get("params") or {}).get("arguments"), out)
+    for q in world.requests.values():
+        if q.run != run.id:
+            continue
+        for answer in ((q.message.get("params") or {}).get("inputResponses") or {}).values():
+            _dumps((answer or {}).get("content"), out)
+        res = (q.response or {}).get("result") or {}
+        if res.get("resultType", "complete") == "complete":
+            _tool_texts(res, out)
+        if res.get("resultType") == "input_required":
+            _urls(res.get("inputRequests"), out)
+            if res.get("requestState"):
+                out.append(res["requestState"])
+    for rs in world.request_states.values():
+        if rs.run == run.id:
+            out.append(rs.token)
+    return out
+
+
+def _messages(world, step):
+    out = []
+    for q, where, view in seen(world, step).views:
+        if isinstance(view.get("statusMessage"), str):
+            run = named_run(world, view.get("taskId"))
+            if run is not None:
+                out.append((q, where, view, run))
+    return out
+
+
+@prop("status-message-content-free", "SEC-1", "step", "RFC §Security, map statusMessage",
+      "a task's statusMessage quotes none of the run's internals: tool output, tool arguments, inputResponses "
+      "content, requestState tokens or credential (URL-mode) links",
+      premise=lambda world, step: bool(_messages(world, step)))
+def status_message_content_free(world, step):
+    for q, where, view, run in _messages(world, step):
+        text = view["statusMessage"]
+        for secret in run_internals(world, run, view):
+            if secret in text:
+                return (f"{where} to {q.id} for {world.label(run.id)} has statusMessage {text!r}, which quotes the "
+                        f"run internal {secret!r}")
+    return None
+
+
+# =============================================================================================
+# SEC-2
+# =============================================================================================
+
+def _answering_requests(world, step):
+    out = []
+    for qid in step.created:
+        q = world.requests.get(qid)
+        if q is not None and q.method in ("tasks/update", "tools/call"):
+            if (q.message.get("params") or {}).get("inputResponses"):
+                out.append(q)
+    return out
+
+
+@prop("input-content-grants-nothing", "SEC-2", "step", "RFC §Security, ext-tasks §Security",
+      "inputResponses content changes no Subject's authority and no approver set: after a tasks/update or MRTR "
+      "retry every approver set is the one the log recorded, the sender's scopes are unchanged, and whatever it "
+      "resolved it resolved as an eligible approver judged from scopes and recorded approvers",
+      premise=lambda world, step: bool(_answering_requests(world, step)))
+def input_content_grants_nothing(world, step):
+    scopes = world.facts.setdefault("SEC-2", {s.name: s.scopes for s in world.params.subjects})
+    for q in _answering_requests(world, step):
+        if world.params.subject(q.subject).scopes != scopes.get(q.subject):
+            return f"{q.method} {q.id} of {q.subject} changed {q.subject}'s scopes"
+        for iid, i in world.interrupts.items():
+            run = world.runs[i.run]
+            recorded = recorded_approvers(run, iid)
+            now = None if i.approvers is None else tuple(i.approvers)
+            if now != recorded:
+                return (f"after {q.method} {q.id} of {q.subject}, {world.label(iid)}'s approvers are {now}, not the "
+                        f"{recorded} its log recorded")
+        for rid, e in step.events:
+            if e.get("type") == "interrupt.resolved" and e.get("by") == q.subject:
+                iid = e.get("interruptId")
+                if not eligible(world, q.subject, world.runs[rid], iid):
+                    return (f"{q.method} {q.id} of {q.subject} resolved {world.label(iid)} of {world.label(rid)} "
+                            f"though {q.subject} is no eligible approver (its inputResponses content granted it)")
+    return None
+
+
+# =============================================================================================
+# WIRE-1 .. WIRE-4
+# =============================================================================================
+
+def _call_or_task_answers(world, step):
+    return [(q, msg) for q, msg in seen(world, step).responses if q.method == "tools/call" or q.method in TASKS_METHODS]
+
+
+@prop("result-type-discipline", "WIRE-1", "step", "ext-tasks §Polymorphic Results",
+      "resultType \"task\" appears only on a CreateTaskResult, \"input_required\" only answers tools/call, and the "
+      "tasks/get, tasks/update and tasks/cancel results are \"complete\"; notifications/tasks carries no resultType",
+      premise=lambda world, step: bool(_call_or_task_answers(world, step)))
+def result_type_discipline(world, step):
+    s = seen(world, step)
+    for q, msg in s.responses:
+        res = msg.get("result")
+        if res is None:
+            continue
+        rt = res.get("resultType", "complete")
+        if rt == "task" and not ("taskId" in res and "status" in res):
+            return f"{q.method} {q.id} was answered resultType \"task\" on a result that is no CreateTaskResult ({sorted(res)})"
+        if rt == "input_required" and q.method != "tools/call":
+            return f"{q.method} {q.id} was answered resultType \"input_required\""
+        if q.method in TASKS_METHODS and rt != "complete":
+            return f"{q.method} {q.id} was answered resultType {rt!r}, not \"complete\""
+    for key, msg in s.notes:
+        if msg["method"] == "notifications/tasks" and "resultType" in (msg.get("params") or {}):
+            return f"notifications/tasks on {key} carries resultType {msg['params']['resultType']!r}"
+    return None
+
+
+CREATE_FIELDS = frozenset({"resultType", "taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs",
+                           "pollIntervalMs", "_meta"})
+CREATE_REQUIRED = ("taskId", "status", "createdAt", "lastUpdatedAt", "ttlMs")
+ACK_FIELDS = frozenset({"resultType", "_meta"})
+
+
+def _wire2_items(world, step):
+    s = seen(world, step)
+    out = [(q, "CreateTaskResult", v) for q, where, v in s.views if where == "CreateTaskResult"]
+    for q, msg in s.responses:
+        res = msg.get("result")
+        if res is None:
+            continue
+        if q.method in ("tasks/update", "tasks/cancel"):
+            out.append((q, f"{q.method} acknowledgement", res))
+        elif res.get("resultType") == "input_required":
+            out.append((q, "InputRequiredResult", res))
+    return out
+
+
+def _bad_ms(value) -> bool:
+    return value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0)
+
+
+@prop("flat-create-empty-acks", "WIRE-2", "step", "ext-tasks §Task Creation, §Task Cancellation",
+      "a CreateTaskResult is flat (task fields, resultType and _meta only; no result, error or inputRequests); the "
+      "tasks/update and tasks/cancel acknowledgements are empty; every task's ttlMs is null or a non-negative "
+      "integer; an InputRequiredResult carries inputRequests or requestState",
+      premise=lambda world, step: bool(_wire2_items(world, step)))
+def flat_create_empty_acks(world, step):
+    for q, what, res in _wire2_items(world, step):
+        if what == "CreateTaskResult":
+            extra = sorted(set(res) - CREATE_FIELDS)
+            if extra:
+                return f"CreateTaskResult to {q.id} is not flat: it carries {extra}"
+            missing = [k for k in CREATE_REQUIRED if k not in res]
+            if missing:
+                return f"CreateTaskResult to {q.id} lacks {missing}"
+            nested = sorted(k for k, v in res.items() if k != "_meta" and isinstance(v, (dict, list)))
+            if nested:
+                return f"CreateTaskResult to {q.id} nests objects under {nested}"
+            if _bad_ms(res.get("pollIntervalMs")):
+                return f"CreateTaskResult to {q.id} has pollIntervalMs {res.get('pollIntervalMs')!r}"
+        elif what == "InputRequiredResult":
+            if not res.get("inputRequests") and not res.get("requestState"):
+                return f"InputRequiredResult to {q.id} carries neither inputRequests nor requestState"
+        else:
+            extra = sorted(set(res) - ACK_FIELDS)
+            if extra:
+                return f"the {what} to {q.id} is not empty: it carries {extra}"
+    for q, where, view in seen(world, step).views:
+        if _bad_ms(view.get("ttlMs")):
+            return f"{where} to {q.id} has ttlMs {view.get('ttlMs')!r} (null or a non-negative integer)"
+    return None
+
+
+def _removed_answers(world, step):
+    return [(q, msg) for q, msg in seen(world, step).responses if q.method in ("tasks/list", "tasks/result")]
+
+
+def _wire3_premise(world, step) -> bool:
+    return bool(_removed_answers(world, step)) or any(w == "CreateTaskResult" for _, w, _ in seen(world, step).views)
+
+
+@prop("only-tools-call-tasked", "WIRE-3", "step", "ext-tasks §Supported Methods, SEP-2663",
+      "only tools/call is ever answered with a CreateTaskResult, and tasks/list and tasks/result get -32601",
+      premise=_wire3_premise)
+def only_tools_call_tasked(world, step):
+    for q, msg in seen(world, step).responses:
+        if q.method in TASKS_METHODS:
+            continue                       # their resultType is WIRE-1's
+        if (msg.get("result") or {}).get("resultType") == "task" and q.method != "tools/call":
+            return f"{q.method} {q.id} was answered with a CreateTaskResult: only tools/call is tasked"
+    for q, msg in _removed_answers(world, step):
+        if error_code(msg) != wire.METHOD_NOT_FOUND:
+            return f"{q.method} {q.id} (removed in 2026-07-28) was answered {result_kind(msg)}, not -32601"
+    return None
+
+
+def _mismatched(world, step):
+    return [(q, msg) for q, msg in seen(world, step).responses
+            if q.method in TASKS_METHODS and q.transport == "http" and not header_matches(q)]
+
+
+@prop("mcp-name-must-match", "WIRE-4", "step", "ext-tasks §Routing Headers",
+      "on streamable HTTP a tasks/* request whose Mcp-Name header differs from params.taskId is refused -32020 "
+      "(-32021 where the capability check, which comes first, refuses it) and changes nothing",
+      premise=lambda world, step: bool(_mismatched(world, step)))
+def mcp_name_must_match(world, step):
+    for q, msg in _mismatched(world, step):
+        code = error_code(msg)
+        allowed = {wire.HEADER_MISMATCH}
+        if not declared(q) or not advertised(world, q.server):
+            allowed.add(wire.MISSING_CAPABILITY)
+        if code not in allowed:
+            return (f"{q.method} {q.id} of {q.subject} carries Mcp-Name {q.mcp_name!r} but taskId {task_ref(q)!r}, and "
+                    f"was answered {result_kind(msg)}, not -32020")
+        changed = step_changes(world, step)
+        if changed:
+            return f"{q.method} {q.id} with a mismatched Mcp-Name changed state: {changed}"
+    return None

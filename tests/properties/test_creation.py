@@ -1,0 +1,398 @@
+"""The creation catalogue (ADV-1, NEG-1..3, CRT-1..4, TASK-1): holds on the baseline, fails on planted mutants."""
+from __future__ import annotations
+
+import random
+
+import model.clients  # noqa: F401  (registers the actions)
+import model.host  # noqa: F401
+import model.network  # noqa: F401
+import model.rest  # noqa: F401
+import pytest
+from model import wire
+from model.actions import ACTIONS
+from model.lifecycle import TERMINAL
+from model.params import Params
+from model.rules import Rules
+from model.world import World
+from properties import creation
+from properties.base import CATALOGUE
+
+MODULE = creation.__name__.rsplit(".", 1)[-1]
+NAMES = [p.name for p in CATALOGUE.values() if p.area == MODULE]
+PROTOCOL_ACTORS = ("client", "network", "host", "rest", "clock")
+
+
+# ---- scenario helper ---------------------------------------------------------------------------
+class Scenario:
+    """Apply moves by partial match and check this module's properties after every step."""
+
+    def __init__(self, rules=None, params=None):
+        self.world = World(params, rules)
+        self.fired: dict[str, int] = {}
+        self.violations: dict[str, list[str]] = {}
+        self.steps = []
+
+    def do(self, action, **match):
+        for args in self.world.moves(action):
+            if all(args.get(k) == v for k, v in match.items()):
+                step = self.world.apply(action, args)
+                self.check(step)
+                return step
+        raise AssertionError(f"no {action} move matching {match}")
+
+    def check(self, step):
+        self.steps.append(step)
+        for name in NAMES:
+            p = CATALOGUE[name]
+            if p.premise is not None and p.premise(self.world, step):
+                self.fired[name] = self.fired.get(name, 0) + 1
+            msg = p.check(self.world, step)
+            if msg:
+                self.violations.setdefault(name, []).append(msg)
+
+    def run_of(self, request_id):
+        return self.world.requests[request_id].run
+
+    def task_id(self, run_id):
+        return self.world.rules.task_id(self.world, self.world.runs[run_id])
+
+    def last(self):
+        return f"r{len(self.world.requests)}"
+
+
+def tasked_call(sc, client="C1", declare=True, server="S1", transport="http"):
+    sc.do("call_tool", client=client, server=server, transport=transport, declare=declare, tool="flow")
+    q = sc.last()
+    return q, sc.run_of(q)
+
+
+def random_walk(seed, steps, rules=None, params=None):
+    rng = random.Random(seed)
+    sc = Scenario(rules, params)
+    names = [n for n, a in ACTIONS.items() if a.actor in PROTOCOL_ACTORS]
+    for _ in range(steps):
+        enabled = [n for n in names if len(ACTIONS[n].moves(sc.world))]
+        if not enabled:
+            break
+        name = rng.choice(enabled)
+        moves = ACTIONS[name].moves(sc.world)
+        sc.check(sc.world.apply(name, moves[rng.randrange(len(moves))], check=False))
+    return sc
+
+
+# ---- planted mutants -----------------------------------------------------------------------------
+class SecondAdvertisement(Rules):
+    def openwop_features(self, world, server):
+        f = super().openwop_features(world, server)
+        f["mcp"]["tasks"] = self.serves_tasks(world, server)
+        return f
+
+
+class HiddenExtension(Rules):
+    def discover_result(self, world, server):
+        return wire.discover_result(False)
+
+
+class FeaturesWithoutExtensions(Rules):
+    def openwop_features(self, world, server):
+        return {"mcp": {"serverMount": True, "features": ["tools", "mrtr"]}}
+
+
+class TaskToNonDeclaring(Rules):
+    def answer_tools_call(self, world, q):
+        run = world.runs[q.run]
+        if self.serves_tasks(world, q.server) and run.status not in TERMINAL:
+            return self.create_task_result(world, run, q)
+        return super().answer_tools_call(world, q)
+
+
+class CapabilityIgnored(Rules):
+    def tasks_capability_ok(self, world, q):
+        return self.serves_tasks(world, q.server)
+
+
+class InputRequiredToTasked(Rules):
+    def answer_tools_call(self, world, q):
+        run = world.runs[q.run]
+        if run.status in ("waiting-approval", "waiting-input"):
+            return self.input_required(world, run, q)
+        return super().answer_tools_call(world, q)
+
+
+class AlwaysTask(Rules):
+    def answer_tools_call(self, world, q):
+        if q.declares_tasks and self.serves_tasks(world, q.server):
+            return self.create_task_result(world, world.runs[q.run], q)
+        return super().answer_tools_call(world, q)
+
+
+class AnswerBeforeDurable(Rules):
+    def durable_on_create(self, world, run):
+        return False
+
+    def answer_tools_call(self, world, q):
+        run = world.runs[q.run]
+        if q.declares_tasks and self.serves_tasks(world, q.server) and run.status not in TERMINAL:
+            return self.create_task_result(world, run, q)
+        return super().answer_tools_call(world, q)
+
+
+class HoldAtApproval(Rules):
+    def answer_tools_call(self, world, q):
+        if q.declares_tasks and world.runs[q.run].status == "waiting-approval":
+            return None
+        return super().answer_tools_call(world, q)
+
+
+class TasksOnlyForTaskedRuns(Rules):
+    def lookup_task(self, world, q, ref):
+        run = super().lookup_task(world, q, ref)
+        return run if run is not None and run.started_by == "tasked-call" else None
+
+
+# ---- ADV-1 ---------------------------------------------------------------------------------------
+def test_adv1_holds_on_baseline():
+    sc = Scenario()
+    sc.do("discover", server="S1")
+    sc.do("discover", server="S2")
+    q, run = tasked_call(sc)
+    sc.do("answer", request=q)
+    sc.do("tasks_get", client="C1", server="S1", ref=sc.task_id(run), declare=False, header_ok=True, transport="http")
+    assert sc.fired.get("advertised-iff-served", 0) >= 3
+    assert "advertised-iff-served" not in sc.violations
+
+
+def test_adv1_refuses_a_second_advertisement():
+    sc = Scenario(SecondAdvertisement())
+    sc.do("discover", server="S1")
+    (msg,) = sc.violations["advertised-iff-served"]
+    assert "S1" in msg and "'tasks'" in msg
+
+
+def test_adv1_refuses_a_second_advertisement_seen_without_discover():
+    sc = Scenario(SecondAdvertisement())
+    q, run = tasked_call(sc)
+    sc.do("answer", request=q)                      # serving evidence; nobody asked server/discover
+    (msg,) = sc.violations["advertised-iff-served"]
+    assert "S1" in msg and "'tasks'" in msg
+
+
+def test_adv1_refuses_serving_without_advertising():
+    sc = Scenario(HiddenExtension())
+    q, run = tasked_call(sc)
+    sc.do("answer", request=q)
+    msg = sc.violations["advertised-iff-served"][0]
+    assert "S1 does not advertise" in msg and q in msg
+
+
+def test_adv1_refuses_features_not_listing_extensions():
+    sc = Scenario(FeaturesWithoutExtensions())
+    sc.do("discover", server="S1")
+    msg = sc.violations["advertised-iff-served"][0]
+    assert "mcp.features[]" in msg and "S1" in msg
+
+
+# ---- NEG-1 ---------------------------------------------------------------------------------------
+def test_neg1_holds_on_baseline():
+    sc = Scenario()
+    q, run = tasked_call(sc, declare=False)
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    sc.do("answer", request=q)                      # InputRequiredResult to the non-declaring call
+    assert sc.fired["task-only-to-declaring-request"] == 1
+    assert "task-only-to-declaring-request" not in sc.violations
+
+
+def test_neg1_refuses_a_task_to_a_non_declaring_call():
+    sc = Scenario(TaskToNonDeclaring())
+    tasked_call(sc, client="C1", declare=True)      # an earlier declaring request of the same client
+    q, run = tasked_call(sc, client="C1", declare=False)
+    sc.do("answer", request=q)
+    msg = sc.violations["task-only-to-declaring-request"][0]
+    assert q in msg and sc.world.label(run) in msg and "declared on r1 only" in msg
+
+
+# ---- NEG-2 ---------------------------------------------------------------------------------------
+def test_neg2_holds_on_baseline():
+    sc = Scenario()
+    q, run = tasked_call(sc)
+    tid = sc.task_id(run)
+    for action, fabricated in (("tasks_get", "t-42"), ("tasks_cancel", "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued")):
+        sc.do(action, client="C1", server="S1", ref=tid, declare=False, header_ok=True)
+        sc.do(action, client="C4", server="S1", ref=fabricated, declare=False)
+    assert sc.fired["undeclared-tasks-method-refused"] == 4
+    assert "undeclared-tasks-method-refused" not in sc.violations
+
+
+def test_neg2_refuses_serving_an_undeclared_cancel():
+    sc = Scenario(CapabilityIgnored())
+    q, run = tasked_call(sc)
+    sc.do("tasks_cancel", client="C1", server="S1", ref=sc.task_id(run), declare=False, header_ok=True)
+    msg = sc.violations["undeclared-tasks-method-refused"][0]
+    assert "tasks/cancel r2" in msg and "alice" in msg and "not -32021" in msg
+
+
+# ---- NEG-3 ---------------------------------------------------------------------------------------
+def test_neg3_holds_on_baseline():
+    sc = Scenario()
+    tasked_call(sc)
+    sc.do("listen", client="C1", server="S1", declare=False)
+    assert sc.fired["undeclared-task-listen-refused"] == 1
+    assert "undeclared-task-listen-refused" not in sc.violations
+
+
+def test_neg3_refuses_acknowledging_an_undeclared_listen():
+    sc = Scenario(CapabilityIgnored())
+    tasked_call(sc)
+    sc.do("listen", client="C2", server="S1", declare=False)
+    msg = sc.violations["undeclared-task-listen-refused"][0]
+    assert "r2" in msg and "bob" in msg and "notifications/subscriptions/acknowledged" in msg
+
+
+# ---- CRT-1 ---------------------------------------------------------------------------------------
+def _tasked_approval(sc):
+    q, run = tasked_call(sc)
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    sc.do("answer", request=q)
+    return q, run
+
+
+def test_crt1_holds_on_baseline():
+    sc = Scenario()
+    _tasked_approval(sc)
+    assert sc.fired["declaring-call-gets-task"] == 1
+    assert "declaring-call-gets-task" not in sc.violations
+
+
+def test_crt1_refuses_input_required_to_a_declaring_call():
+    sc = Scenario(InputRequiredToTasked())
+    q, run = _tasked_approval(sc)
+    msg = sc.violations["declaring-call-gets-task"][0]
+    assert q in msg and "InputRequiredResult" in msg and "waiting-approval" in msg and sc.world.label(run) in msg
+
+
+# ---- CRT-2 (witness) -----------------------------------------------------------------------------
+def _finished_before_answer(sc):
+    q, run = tasked_call(sc)
+    sc.do("run_start", run=run)
+    sc.do("run_complete", run=run)
+    sc.do("answer", request=q)
+    return q, run
+
+
+def test_crt2_reached_on_baseline():
+    sc = Scenario()
+    q, run = _finished_before_answer(sc)
+    assert sc.fired["finished-run-plain-result"] == 1
+    (msg,) = sc.violations["finished-run-plain-result"]
+    assert q in msg and "isError=False" in msg and "completed" in msg
+
+
+def test_crt2_unreached_when_every_declaring_call_gets_a_task():
+    sc = Scenario(AlwaysTask())
+    _finished_before_answer(sc)
+    assert sc.fired["finished-run-plain-result"] == 1
+    assert "finished-run-plain-result" not in sc.violations
+
+
+# ---- CRT-3 ---------------------------------------------------------------------------------------
+def test_crt3_holds_on_baseline():
+    sc = Scenario()
+    _tasked_approval(sc)
+    assert sc.fired["task-durable-when-created"] == 1
+    assert "task-durable-when-created" not in sc.violations
+
+
+def test_crt3_refuses_a_task_before_it_is_durable():
+    sc = Scenario(AnswerBeforeDurable())
+    q, run = tasked_call(sc)
+    sc.do("answer", request=q)
+    msg = sc.violations["task-durable-when-created"][0]
+    assert q in msg and sc.world.label(run) in msg and "not yet durably readable" in msg
+
+
+# ---- CRT-4 ---------------------------------------------------------------------------------------
+def test_crt4_holds_on_baseline():
+    sc = Scenario()
+    q, run = tasked_call(sc)
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="clarification", form=True)
+    sc.do("clock_tick")
+    assert sc.fired["declaring-call-never-held-at-input"] == 2
+    assert "declaring-call-never-held-at-input" not in sc.violations
+
+
+def test_crt4_refuses_holding_a_declaring_call_at_an_approval():
+    sc = Scenario(HoldAtApproval())
+    q, run = tasked_call(sc)
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    msg = sc.violations["declaring-call-never-held-at-input"][0]
+    assert q in msg and "waiting-approval" in msg and sc.world.label(run) in msg
+
+
+# ---- TASK-1 --------------------------------------------------------------------------------------
+def _three_origins(sc):
+    qt, tasked = tasked_call(sc, declare=True)
+    qb, blocking = tasked_call(sc, declare=False)
+    sc.do("rest_create", subject="alice", server="S1")
+    rest = [r for r in sc.world.runs if r not in (tasked, blocking)][0]
+    for run in (tasked, blocking, rest):
+        sc.do("tasks_get", client="C3", server="S1", ref=sc.task_id(run), declare=True, header_ok=True,
+              transport="http")
+    return tasked, blocking, rest
+
+
+def test_task1_holds_on_baseline():
+    sc = Scenario()
+    _three_origins(sc)
+    assert sc.fired["every-readable-run-is-a-task"] >= 6
+    assert "every-readable-run-is-a-task" not in sc.violations
+
+
+def test_task1_refuses_runs_not_addressable_as_tasks():
+    sc = Scenario(TasksOnlyForTaskedRuns())
+    q, blocking = tasked_call(sc, declare=False)
+    msg = sc.violations["every-readable-run-is-a-task"][0]
+    assert sc.world.label(blocking) in msg and "blocking-call" in msg and "alice" in msg
+
+
+def test_task1_refuses_a_not_found_answer_to_a_reader():
+    sc = Scenario(TasksOnlyForTaskedRuns())
+    sc.do("rest_create", subject="alice", server="S1")
+    (rest,) = sc.world.runs
+    sc.violations.clear()
+    sc.do("tasks_get", client="C3", server="S1", ref=sc.task_id(rest), declare=True, header_ok=True, transport="http")
+    msg = sc.violations["every-readable-run-is-a-task"][0]
+    assert "tasks/get r1" in msg and "carol" in msg and "error -32602" in msg and "rest" in msg
+
+
+# ---- the baseline, at random ---------------------------------------------------------------------
+def test_baseline_random_walks_hold():
+    fired: dict[str, int] = {}
+    for seed in range(12):
+        sc = random_walk(seed, 60)
+        bad = {n: m for n, m in sc.violations.items() if CATALOGUE[n].asserted}
+        assert not bad, (seed, bad)
+        for n, c in sc.fired.items():
+            fired[n] = fired.get(n, 0) + c
+    asserted = [n for n in NAMES if CATALOGUE[n].asserted]
+    reached = [n for n in asserted if fired.get(n)]
+    assert len(reached) >= len(asserted) - 2, sorted(set(asserted) - set(reached))
+
+
+def test_every_property_has_a_premise_and_its_kind_fits_its_id():
+    for name in NAMES:
+        p = CATALOGUE[name]
+        assert p.premise is not None, name
+        assert p.sentence and p.clause
+    kinds = {CATALOGUE[n].ids[0]: CATALOGUE[n].kind for n in NAMES}
+    assert kinds["CRT-2"] == "witness"
+    assert {kinds[i] for i in ("ADV-1", "NEG-1", "NEG-2", "NEG-3", "CRT-1", "CRT-3", "CRT-4", "TASK-1")} <= {"invariant", "step"}
+
+
+@pytest.mark.parametrize("params", [Params(), Params(p_unauthorized="error", p_approver="error")])
+def test_random_walks_hold_under_parameters(params):
+    sc = random_walk(99, 80, params=params)
+    assert not {n: m for n, m in sc.violations.items() if CATALOGUE[n].asserted}

@@ -1,0 +1,415 @@
+"""The notifications and wire catalogue (NTF-1..3, SEC-1..2, WIRE-1..4): holds on the baseline, fails on mutants."""
+from __future__ import annotations
+
+import random
+
+import model.clients  # noqa: F401  (registers the actions)
+import model.host  # noqa: F401
+import model.network  # noqa: F401
+import model.rest  # noqa: F401
+from model import wire
+from model.actions import ACTIONS
+from model.params import Params
+from model.rules import Rules
+from model.world import World
+from properties import notify_wire
+from properties.base import CATALOGUE
+
+MODULE = notify_wire.__name__.rsplit(".", 1)[-1]
+NAMES = [p.name for p in CATALOGUE.values() if p.area == MODULE]
+PROTOCOL_ACTORS = ("client", "network", "host", "rest", "clock")
+ROOMY = Params(max_requests=30)
+NTF1, NTF2, NTF3 = ("server-cancelled-only-ends-listen", "cancelled-blocking-call-answered-error",
+                    "notification-equals-get")
+SEC1, SEC2 = "status-message-content-free", "input-content-grants-nothing"
+WIRE1, WIRE2, WIRE3, WIRE4 = ("result-type-discipline", "flat-create-empty-acks", "only-tools-call-tasked",
+                              "mcp-name-must-match")
+
+
+# ---- scenario helper ---------------------------------------------------------------------------
+class Scenario:
+    """Apply moves by partial match and check this module's properties after every step."""
+
+    def __init__(self, rules=None, params=None):
+        self.world = World(params or ROOMY, rules)
+        self.fired: dict[str, int] = {}
+        self.violations: dict[str, list[str]] = {}
+
+    def do(self, action, **match):
+        for args in self.world.moves(action):
+            if all(args.get(k) == v for k, v in match.items()):
+                step = self.world.apply(action, args)
+                self.check(step)
+                return step
+        raise AssertionError(f"no {action} move matching {match}")
+
+    def check(self, step):
+        for name in NAMES:
+            p = CATALOGUE[name]
+            if p.premise is not None and p.premise(self.world, step):
+                self.fired[name] = self.fired.get(name, 0) + 1
+            msg = p.check(self.world, step)
+            if msg:
+                self.violations.setdefault(name, []).append(msg)
+
+    def last(self):
+        return f"r{len(self.world.requests)}"
+
+    def call(self, client="C1", declare=True, transport="http"):
+        self.do("call_tool", client=client, server="S1", transport=transport, declare=declare, tool="flow")
+        q = self.last()
+        return q, self.world.requests[q].run
+
+    def task(self, method, run, client="C1", header_ok=True, declare=True, **extra):
+        tid = self.world.rules.task_id(self.world, self.world.runs[run])
+        self.do(method, client=client, server="S1", ref=tid, declare=declare, header_ok=header_ok,
+                transport="http", **extra)
+        return self.last()
+
+    def response(self, qid):
+        return self.world.requests[qid].response
+
+
+def random_walk(seed, steps, rules=None, params=None):
+    rng = random.Random(seed)
+    sc = Scenario(rules, params or Params())
+    names = [n for n, a in ACTIONS.items() if a.actor in PROTOCOL_ACTORS]
+    for _ in range(steps):
+        enabled = [n for n in names if len(ACTIONS[n].moves(sc.world))]
+        if not enabled:
+            break
+        name = rng.choice(enabled)
+        moves = ACTIONS[name].moves(sc.world)
+        sc.check(sc.world.apply(name, moves[rng.randrange(len(moves))], check=False))
+    return sc
+
+
+def blocking_call_cancelled_by_operator(sc):
+    q, run = sc.call(declare=False)
+    sc.do("run_start", run=run)
+    sc.do("rest_cancel", subject="alice", run=run)
+    sc.do("run_finish_cancel", run=run)
+    return q, run
+
+
+def approval(sc, declare=True):
+    q, run = sc.call(declare=declare)
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    sc.do("answer", request=q)
+    return q, run, sc.world.runs[run].interrupts[-1]
+
+
+# ---- planted mutants -----------------------------------------------------------------------------
+class NotifyCancelledOnRunCancel(Rules):
+    def cancel_run(self, world, run, reason, cause):
+        accepted = super().cancel_run(world, run, reason, cause)
+        for q in world.open_requests():
+            if q.run == run.id and q.method == "tools/call":
+                world.emit(q.id, wire.server_cancelled_notification(q.id, "run cancelled"))
+        return accepted
+
+
+class BlockingCancelWithoutError(Rules):
+    def blocking_cancel_result(self, world, run):
+        return wire.call_tool_result(False, "run cancelled")
+
+
+class AnswersTheCancelledRequest(Rules):
+    def on_request_cancelled(self, world, q, cause):
+        super().on_request_cancelled(world, q, cause)
+        world.emit(q.id, wire.result_response(q.id, wire.call_tool_result(True, "cancelled")))
+
+
+class HoldsCancelledBlockingCall(Rules):
+    def answer_tools_call(self, world, q):
+        if world.runs[q.run].status == "cancelled" and not q.declares_tasks:
+            return None
+        return super().answer_tools_call(world, q)
+
+
+class StaleNotification(Rules):
+    def notification(self, world, q, run):
+        t = self.detailed_task(world, run, q)
+        t["status_message"] = "run is pending"
+        return wire.task_status_notification(wire.detailed_task(**t), q.id)
+
+
+class StatusMessageLeaks(Rules):
+    def status_message(self, world, run):
+        if run.status in ("completed", "failed", "cancelled"):
+            return "output: " + self.tool_result(world, run)["content"][0]["text"]
+        return super().status_message(world, run)
+
+
+class ResponseContentGrantsApproval(Rules):
+    def resolve(self, world, interrupt, subject, action, via, content=None):
+        if content and interrupt.approvers is not None and subject not in interrupt.approvers:
+            interrupt.approvers = interrupt.approvers + (subject,)
+        return super().resolve(world, interrupt, subject, action, via, content)
+
+
+class TaskResultTypeOnGet(Rules):
+    def get_task_result(self, world, run, q):
+        return {**super().get_task_result(world, run, q), "resultType": "task"}
+
+
+class AckCarriesStatus(Rules):
+    def tasks_cancel(self, world, q, run):
+        super().tasks_cancel(world, q, run)
+        return wire.result_response(q.id, {"resultType": "complete", "status": "cancelled"})
+
+
+class NegativeTtl(Rules):
+    def ttl_ms(self, world, run):
+        return -1000
+
+
+class TasksListServed(Rules):
+    def method_supported(self, world, method):
+        return True
+
+
+class McpNameUnchecked(Rules):
+    def header_ok(self, world, q):
+        return True
+
+
+# ---- NTF-1 ---------------------------------------------------------------------------------------
+def test_ntf1_holds_on_baseline():
+    sc = Scenario()
+    sc.do("listen", client="C1", server="S1", declare=True)
+    listen = sc.last()
+    q, run = sc.call(transport="stdio")
+    sc.do("stdio_cancel", request=q)                # the client's notifications/cancelled is not the host's
+    sc.do("run_finish_cancel", run=run)
+    sc.do("end_listen", request=listen)
+    assert sc.fired[NTF1] == 3
+    assert NTF1 not in sc.violations
+
+
+def test_ntf1_refuses_notifications_cancelled_for_a_cancelled_run():
+    sc = Scenario(NotifyCancelledOnRunCancel())
+    q, run = sc.call(declare=False)
+    sc.do("rest_cancel", subject="alice", run=run)
+    (msg,) = sc.violations[NTF1]
+    assert f"tools/call {q}" in msg and sc.world.label(run) in msg and "cancelling" in msg
+
+
+# ---- NTF-2 ---------------------------------------------------------------------------------------
+def test_ntf2_holds_on_baseline():
+    sc = Scenario()
+    q, run = blocking_call_cancelled_by_operator(sc)
+    sc.do("answer", request=q)
+    assert sc.response(q)["result"]["isError"] is True
+    q2, run2 = sc.call(transport="stdio", declare=False)
+    sc.do("stdio_cancel", request=q2)
+    sc.do("run_finish_cancel", run=run2)
+    assert sc.fired[NTF2] == 3
+    assert NTF2 not in sc.violations
+
+
+def test_ntf2_refuses_is_error_false():
+    sc = Scenario(BlockingCancelWithoutError())
+    q, run = blocking_call_cancelled_by_operator(sc)
+    sc.do("answer", request=q)
+    (msg,) = sc.violations[NTF2]
+    assert q in msg and sc.world.label(run) in msg and "isError=False" in msg
+
+
+def test_ntf2_refuses_answering_a_cancelled_request():
+    sc = Scenario(AnswersTheCancelledRequest())
+    q, run = sc.call(declare=False)
+    sc.do("disconnect", request=q)
+    (msg,) = sc.violations[NTF2]
+    assert q in msg and "cancelled by its client" in msg
+
+
+def test_ntf2_refuses_holding_a_call_whose_run_was_cancelled():
+    sc = Scenario(HoldsCancelledBlockingCall())
+    q, run = blocking_call_cancelled_by_operator(sc)
+    msg = sc.violations[NTF2][0]
+    assert q in msg and "no answer" in msg and sc.world.label(run) in msg
+
+
+# ---- NTF-3 ---------------------------------------------------------------------------------------
+def test_ntf3_holds_on_baseline():
+    sc = Scenario()
+    q, run = sc.call()
+    sc.do("listen", client="C1", server="S1", declare=True)
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    assert sc.fired[NTF3] == 2
+    assert NTF3 not in sc.violations
+
+
+def test_ntf3_refuses_a_stale_notification():
+    sc = Scenario(StaleNotification())
+    q, run = sc.call()
+    sc.do("listen", client="C2", server="S1", declare=True)
+    sc.do("run_start", run=run)
+    (msg,) = sc.violations[NTF3]
+    assert "r2" in msg and sc.world.label(run) in msg and "'run is pending' vs 'run is running'" in msg
+
+
+# ---- SEC-1 ---------------------------------------------------------------------------------------
+def test_sec1_holds_on_baseline():
+    sc = Scenario()
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("run_complete", run=run)
+    sc.task("tasks_get", run)
+    q2, run2 = blocking_call_cancelled_by_operator(sc)
+    sc.do("answer", request=q2)
+    sc.task("tasks_get", run2)
+    assert sc.fired[SEC1] == 2
+    assert SEC1 not in sc.violations
+
+
+def test_sec1_refuses_quoting_tool_output():
+    sc = Scenario(StatusMessageLeaks())
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("run_complete", run=run)
+    r = sc.task("tasks_get", run)
+    (msg,) = sc.violations[SEC1]
+    assert r in msg and sc.world.label(run) in msg and "'run completed'" in msg
+
+
+# ---- SEC-2 ---------------------------------------------------------------------------------------
+def test_sec2_holds_on_baseline():
+    sc = Scenario()
+    q, run, i = approval(sc)
+    sc.task("tasks_update", run, client="C1", key=i, response="accept")    # alice sends content, is no approver
+    sc.task("tasks_update", run, client="C2", key=i, response="accept")    # bob resolves
+    q2, run2, i2 = approval(sc, declare=False)
+    sc.do("deliver", request=q2)
+    sc.do("mrtr_retry", client="C2", answers=q2, response="accept", declare=False)
+    assert sc.fired[SEC2] == 3
+    assert SEC2 not in sc.violations
+    assert sc.world.interrupts[i].resolved_by == "bob"
+
+
+def test_sec2_refuses_content_that_grants_approval():
+    sc = Scenario(ResponseContentGrantsApproval())
+    q, run, i = approval(sc)
+    r = sc.task("tasks_update", run, client="C1", key=i, response="accept")
+    (msg,) = sc.violations[SEC2]
+    assert r in msg and "alice" in msg and sc.world.label(i) in msg and "('bob',)" in msg
+
+
+# ---- WIRE-1 --------------------------------------------------------------------------------------
+def test_wire1_holds_on_baseline():
+    sc = Scenario()
+    q, run, i = approval(sc)
+    sc.task("tasks_get", run)
+    sc.task("tasks_update", run, client="C2", key=i, response="decline")
+    sc.task("tasks_cancel", run)
+    assert sc.fired[WIRE1] == 4
+    assert WIRE1 not in sc.violations
+
+
+def test_wire1_refuses_a_task_result_type_on_get():
+    sc = Scenario(TaskResultTypeOnGet())
+    q, run = sc.call()
+    r = sc.task("tasks_get", run)
+    (msg,) = sc.violations[WIRE1]
+    assert f"tasks/get {r}" in msg and "'task'" in msg
+
+
+# ---- WIRE-2 --------------------------------------------------------------------------------------
+def test_wire2_holds_on_baseline():
+    sc = Scenario()
+    q, run, i = approval(sc)
+    sc.task("tasks_update", run, client="C1", key=i, response="accept")
+    sc.task("tasks_cancel", run)
+    q2, run2, i2 = approval(sc, declare=False)
+    assert sc.fired[WIRE2] == 4
+    assert WIRE2 not in sc.violations
+
+
+def test_wire2_refuses_an_ack_carrying_a_status():
+    sc = Scenario(AckCarriesStatus())
+    q, run = sc.call()
+    r = sc.task("tasks_cancel", run)
+    (msg,) = sc.violations[WIRE2]
+    assert r in msg and "tasks/cancel acknowledgement" in msg and "['status']" in msg
+
+
+def test_wire2_refuses_a_negative_ttl():
+    sc = Scenario(NegativeTtl())
+    q, run = sc.call()
+    sc.do("answer", request=q)
+    (msg,) = sc.violations[WIRE2]
+    assert q in msg and "ttlMs -1000" in msg
+
+
+def test_wire2_refuses_a_nested_create_result():
+    sc = Scenario()
+    q, run = sc.call()
+    step = sc.world.apply("answer", {"request": q})
+    (key, msg), = step.emitted
+    msg["result"]["result"] = {"content": [], "isError": False}        # tamper: a CreateTaskResult with a result
+    sc.check(step)
+    (text,) = sc.violations[WIRE2]
+    assert q in text and "not flat" in text and "['result']" in text
+
+
+# ---- WIRE-3 --------------------------------------------------------------------------------------
+def test_wire3_holds_on_baseline():
+    sc = Scenario()
+    sc.do("unsupported", client="C1", server="S1", method="tasks/list")
+    sc.do("unsupported", client="C1", server="S1", method="tasks/result")
+    assert sc.fired[WIRE3] == 2
+    assert WIRE3 not in sc.violations
+
+
+def test_wire3_refuses_serving_tasks_list():
+    sc = Scenario(TasksListServed())
+    sc.do("unsupported", client="C1", server="S1", method="tasks/list")
+    (msg,) = sc.violations[WIRE3]
+    assert "tasks/list r1" in msg and "not -32601" in msg
+
+
+# ---- WIRE-4 --------------------------------------------------------------------------------------
+def test_wire4_holds_on_baseline():
+    sc = Scenario()
+    q, run = sc.call()
+    sc.task("tasks_get", run, header_ok=False)
+    sc.task("tasks_cancel", run, header_ok=False)
+    sc.do("call_tool", client="C1", server="S2", transport="http", declare=True, tool="flow")
+    other = sc.world.requests[sc.last()].run                       # a run on S2, which does not serve Tasks
+    tid = sc.world.rules.task_id(sc.world, sc.world.runs[other])
+    sc.do("tasks_cancel", client="C1", server="S2", ref=tid, declare=True, header_ok=False, transport="http")
+    assert [sc.response(f"r{n}")["error"]["code"] for n in (2, 3, 5)] == [-32020, -32020, -32021]
+    assert sc.fired[WIRE4] == 3
+    assert WIRE4 not in sc.violations
+    assert sc.world.runs[run].status == "pending"
+
+
+def test_wire4_refuses_an_unchecked_mcp_name():
+    sc = Scenario(McpNameUnchecked())
+    q, run = sc.call()
+    r = sc.task("tasks_cancel", run, header_ok=False)
+    (msg,) = sc.violations[WIRE4]
+    assert r in msg and "alice" in msg and "x'" in msg and "not -32020" in msg
+
+
+# ---- the baseline, at random ---------------------------------------------------------------------
+def test_baseline_random_walks_hold():
+    fired: dict[str, int] = {}
+    for seed in range(20):
+        sc = random_walk(300 + seed, 60)
+        bad = {n: m for n, m in sc.violations.items() if CATALOGUE[n].asserted}
+        assert not bad, (seed, bad)
+        for n, c in sc.fired.items():
+            fired[n] = fired.get(n, 0) + c
+    reached = [n for n in NAMES if fired.get(n)]
+    assert len(reached) >= len(NAMES) - 2, sorted(set(NAMES) - set(reached))
+
+
+def test_kinds_fit_ids():
+    assert {CATALOGUE[n].kind for n in NAMES} <= {"invariant", "step"}
+    assert sorted(CATALOGUE[n].ids[0] for n in NAMES) == sorted(
+        ["NTF-1", "NTF-2", "NTF-3", "SEC-1", "SEC-2", "WIRE-1", "WIRE-2", "WIRE-3", "WIRE-4"])
+    assert all(CATALOGUE[n].premise is not None for n in NAMES)

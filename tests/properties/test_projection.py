@@ -1,0 +1,295 @@
+"""The projection catalogue (PRJ-1, PRJ-2, PRJ-3): holds on the baseline, fails on planted mutants."""
+from __future__ import annotations
+
+import random
+
+import model.clients  # noqa: F401  (registers the actions)
+import model.host  # noqa: F401
+import model.network  # noqa: F401
+import model.rest  # noqa: F401
+from model import wire
+from model.actions import ACTIONS
+from model.params import Params
+from model.projection import STATUS_PROJECTION
+from model.rules import Rules
+from model.world import World
+from properties import projection
+from properties.base import CATALOGUE
+
+MODULE = projection.__name__.rsplit(".", 1)[-1]
+NAMES = [p.name for p in CATALOGUE.values() if p.area == MODULE]
+PROTOCOL_ACTORS = ("client", "network", "host", "rest", "clock")
+ROOMY = Params(max_requests=40, max_runs=6)
+PRJ1, PRJ2, PRJ3 = "status-projection-total", "input-requests-match-open-interrupts", "task-status-follows-diagram"
+
+
+# ---- scenario helper ---------------------------------------------------------------------------
+class Scenario:
+    """Apply moves by partial match and check this module's properties after every step."""
+
+    def __init__(self, rules=None, params=None):
+        self.world = World(params or ROOMY, rules)
+        self.fired: dict[str, int] = {}
+        self.violations: dict[str, list[str]] = {}
+
+    def do(self, action, **match):
+        for args in self.world.moves(action):
+            if all(args.get(k) == v for k, v in match.items()):
+                step = self.world.apply(action, args)
+                self.check(step)
+                return step
+        raise AssertionError(f"no {action} move matching {match}")
+
+    def check(self, step):
+        for name in NAMES:
+            p = CATALOGUE[name]
+            if p.premise is not None and p.premise(self.world, step):
+                self.fired[name] = self.fired.get(name, 0) + 1
+            msg = p.check(self.world, step)
+            if msg:
+                self.violations.setdefault(name, []).append(msg)
+
+    def last(self):
+        return f"r{len(self.world.requests)}"
+
+    def call(self, declare=True):
+        self.do("call_tool", client="C1", server="S1", transport="http", declare=declare, tool="flow")
+        q = self.last()
+        return q, self.world.requests[q].run
+
+    def get(self, run, client="C1"):
+        tid = self.world.rules.task_id(self.world, self.world.runs[run])
+        self.do("tasks_get", client=client, server="S1", ref=tid, declare=True, header_ok=True, transport="http")
+        return self.world.requests[self.last()].response["result"]
+
+
+def random_walk(seed, steps, rules=None, params=None):
+    rng = random.Random(seed)
+    sc = Scenario(rules, params or Params())
+    names = [n for n, a in ACTIONS.items() if a.actor in PROTOCOL_ACTORS]
+    for _ in range(steps):
+        enabled = [n for n in names if len(ACTIONS[n].moves(sc.world))]
+        if not enabled:
+            break
+        name = rng.choice(enabled)
+        moves = ACTIONS[name].moves(sc.world)
+        sc.check(sc.world.apply(name, moves[rng.randrange(len(moves))], check=False))
+    return sc
+
+
+def tour(sc):
+    """One run through every status but failed, reading its task at each; a second run fails."""
+    q, run = sc.call()
+    shown = [sc.get(run)["status"]]
+    for action, args in [("run_start", {}), ("run_interrupt", dict(kind="approval", form=True)),
+                         ("rest_resolve", dict(subject="bob", response="accept")),
+                         ("run_interrupt", dict(kind="external-event", form=True)), ("external_event", {}),
+                         ("operator_pause", {}), ("operator_resume", {}),
+                         ("run_interrupt", dict(kind="clarification", form=False)),
+                         ("rest_cancel", dict(subject="alice")), ("run_finish_cancel", {})]:
+        if action in ("rest_resolve", "external_event"):
+            args = dict(args, interrupt=sc.world.runs[run].interrupts[-1])
+        else:
+            args = dict(args, run=run)
+        sc.do(action, **args)
+        shown.append(sc.get(run)["status"])
+    q2, run2 = sc.call()
+    sc.do("run_start", run=run2)
+    sc.do("run_fail", run=run2)
+    failed = sc.get(run2)
+    return run, shown, failed
+
+
+# ---- planted mutants -----------------------------------------------------------------------------
+class WaitingExternalInputRequired(Rules):
+    def project_status(self, world, run):
+        return ("input_required", None) if run.status == "waiting-external" else super().project_status(world, run)
+
+
+class MissingWaitingExternalRow(Rules):
+    def project_status(self, world, run):
+        table = {k: v for k, v in STATUS_PROJECTION.items() if k != "waiting-external"}
+        return table[run.status]
+
+
+class FailedIsNotAnError(Rules):
+    def tool_result(self, world, run):
+        if run.status == "failed":
+            return wire.call_tool_result(False, "run failed")
+        return super().tool_result(world, run)
+
+
+class CreateResultCarriesInputRequests(Rules):
+    def create_task_result(self, world, run, q):
+        res = super().create_task_result(world, run, q)
+        if res["status"] == "input_required":
+            res = {**res, "inputRequests": self.input_requests(world, run, q)}
+        return res
+
+
+class EmptyInputRequests(Rules):
+    def input_requests(self, world, run, q):
+        return {}
+
+
+class CredentialInFormMode(Rules):
+    def input_requests(self, world, run, q):
+        return {i.id: wire.elicitation_input_request("password?", {"type": "object", "properties": {
+            "password": {"type": "string"}}}) for i in run.open_interrupts(world) if i.kind != "external-event"}
+
+
+class PausedProjectsCancelled(Rules):
+    def project_status(self, world, run):
+        return ("cancelled", None) if run.status == "paused" else super().project_status(world, run)
+
+
+# ---- PRJ-1 ---------------------------------------------------------------------------------------
+def test_prj1_holds_on_baseline():
+    sc = Scenario()
+    run, shown, failed = tour(sc)
+    assert shown == ["working", "working", "input_required", "working", "working", "working", "working", "working",
+                     "input_required", "working", "cancelled"]
+    assert failed["status"] == "completed" and failed["result"]["isError"] is True
+    assert sc.fired[PRJ1] >= 20
+    assert PRJ1 not in sc.violations
+
+
+def test_prj1_refuses_waiting_external_as_input_required():
+    sc = Scenario(WaitingExternalInputRequired())
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="external-event", form=True)
+    msg = sc.violations[PRJ1][0]
+    assert "waiting-external" in msg and "'input_required'" in msg and sc.world.label(run) in msg
+
+
+def test_prj1_refuses_a_deleted_row_even_unread():
+    sc = Scenario(MissingWaitingExternalRow())
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="external-event", form=True)
+    (msg,) = sc.violations[PRJ1]
+    assert "no row for run status waiting-external" in msg and sc.world.label(run) in msg
+
+
+def test_prj1_refuses_a_failed_run_without_is_error():
+    sc = Scenario(FailedIsNotAnError())
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("run_fail", run=run)
+    sc.get(run)
+    msg = sc.violations[PRJ1][0]
+    assert "failed" in msg and "isError=False" in msg and sc.last() in msg
+
+
+# ---- PRJ-2 ---------------------------------------------------------------------------------------
+def test_prj2_holds_on_baseline():
+    sc = Scenario()
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="clarification", form=False)      # a credential: URL mode
+    sc.do("answer", request=q)                                              # CreateTaskResult, input_required
+    view = sc.get(run)
+    (key,) = view["inputRequests"]
+    assert key == sc.world.runs[run].interrupts[0] and view["inputRequests"][key]["params"]["mode"] == "url"
+    q2, run2 = sc.call(declare=False)
+    sc.do("run_start", run=run2)
+    sc.do("run_interrupt", run=run2, kind="approval", form=True)
+    sc.do("answer", request=q2)                                             # MRTR InputRequiredResult
+    assert sc.fired[PRJ2] == 3
+    assert PRJ2 not in sc.violations
+
+
+def test_prj2_refuses_input_requests_on_create():
+    sc = Scenario(CreateResultCarriesInputRequests())
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    sc.do("answer", request=q)
+    (msg,) = sc.violations[PRJ2]
+    assert q in msg and "CreateTaskResult" in msg and "inputRequests" in msg
+
+
+def test_prj2_refuses_empty_input_requests():
+    sc = Scenario(EmptyInputRequests())
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    sc.get(run)
+    msg = sc.violations[PRJ2][0]
+    assert sc.last() in msg and sc.world.label(run) in msg and "inputRequests {}" in msg
+
+
+def test_prj2_refuses_a_credential_in_form_mode():
+    sc = Scenario(CredentialInFormMode())
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="clarification", form=False)
+    sc.get(run)
+    msg = sc.violations[PRJ2][0]
+    assert "credential interrupt i1" in msg and "form mode" in msg
+
+
+def test_prj2_refuses_a_missing_entry():
+    sc = Scenario()
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    step = sc.do("answer", request=q)
+    # tamper: the world log shows a second open interrupt the host never asked for
+    sc.world.runs[run].log.append({"type": "interrupt.requested", "interruptId": "acme/i-extra00000000000000",
+                                   "kind": "approval", "approvers": None})
+    sc.get(run)
+    msg = sc.violations[PRJ2][0]
+    assert "acme/i-extra00000000000000" in msg and "open interrupts" in msg
+    assert step is not None
+
+
+# ---- PRJ-3 ---------------------------------------------------------------------------------------
+def test_prj3_holds_on_baseline():
+    sc = Scenario()
+    tour(sc)
+    assert sc.fired[PRJ3] >= 20
+    assert PRJ3 not in sc.violations
+
+
+def test_prj3_refuses_leaving_a_terminal_status():
+    sc = Scenario(PausedProjectsCancelled())
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("operator_pause", run=run)
+    assert PRJ3 not in sc.violations                     # working -> cancelled is an edge
+    sc.do("operator_resume", run=run)
+    (msg,) = sc.violations[PRJ3]
+    assert sc.world.label(run) in msg and "paused -> running" in msg and "cancelled -> working" in msg
+
+
+def test_prj3_refuses_showing_a_client_a_task_leave_a_terminal_status():
+    sc = Scenario(PausedProjectsCancelled())
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("operator_pause", run=run)
+    assert sc.get(run)["status"] == "cancelled"
+    sc.do("operator_resume", run=run)
+    sc.violations.clear()
+    sc.get(run)
+    (msg,) = sc.violations[PRJ3]
+    assert sc.last() in msg and "'working'" in msg and "'cancelled' (terminal)" in msg
+
+
+# ---- the baseline, at random ---------------------------------------------------------------------
+def test_baseline_random_walks_hold():
+    fired: dict[str, int] = {}
+    for seed in range(20):
+        sc = random_walk(200 + seed, 60)
+        bad = {n: m for n, m in sc.violations.items() if CATALOGUE[n].asserted}
+        assert not bad, (seed, bad)
+        for n, c in sc.fired.items():
+            fired[n] = fired.get(n, 0) + c
+    assert fired.get(PRJ1) and fired.get(PRJ3)
+
+
+def test_kinds_fit_ids():
+    assert {CATALOGUE[n].kind for n in NAMES} <= {"invariant", "step"}
+    assert sorted(CATALOGUE[n].ids[0] for n in NAMES) == ["PRJ-1", "PRJ-2", "PRJ-3"]
+    assert all(CATALOGUE[n].premise is not None for n in NAMES)
