@@ -14,7 +14,8 @@ names a run in the `%2F` form:
     (projected once, never `%2F`, no `~` in the opaque segment), and names that run: for a
     CreateTaskResult the run behind the call, with an opaque segment of at least 22 characters
     (necessary for 128 bits; the entropy itself is P-MINT); for tasks/get the run the request named.
-    A `%2F`-form reference to a run the caller can getRun is served like the projected form.
+    A `%2F`-form tasks/get of a run the caller can getRun is not refused while the host's lookup
+    resolves the projected form of the same id (the forms are accepted alike).
 
 spec task-id-not-a-credential (ID-2, step) observes every declaring tasks/* (on a serving host, routing
 header matching) that names an existing run its caller cannot getRun:
@@ -109,8 +110,12 @@ def task_id_is_projected_run_id(world, step):
                 return f"tasks/get {qid} asked for {task_ref(q)!r} but was answered the task {tid!r} of {world.label(raw)}"
     for q, msg, run in _pct_refs(world, step):
         if q.method == "tasks/get" and "result" not in msg:
-            return (f"tasks/get {q.id} of {q.subject} names {world.label(run.id)} in the %2F form {task_ref(q)!r} and "
-                    f"was answered {result_kind(msg)}: the host must accept the %2F form")
+            canonical = project(run.id)
+            found = world.rules.lookup_task(world, probe_request(q, "tasks/get", canonical), canonical)
+            if found is not None and found.id == run.id:
+                return (f"tasks/get {q.id} of {q.subject} names {world.label(run.id)} in the %2F form {task_ref(q)!r} "
+                        f"and was answered {result_kind(msg)}, though the projected form resolves: the host must "
+                        f"accept the %2F form")
     return None
 
 
