@@ -224,3 +224,16 @@ def test_generate_returns_the_written_paths(tmp_path):
     paths = diagrams.generate(tmp_path)
     assert all(p.is_file() for p in paths)
     assert {p.suffix for p in paths} >= {".dot", ".mmd", ".md"}
+
+
+def test_committed_counterexamples_have_current_lifecycles():
+    root = ROOT / "counterexamples"
+    traces = diagrams.trace_files(root)
+    if not traces:
+        pytest.skip("no counterexample is committed yet under counterexamples/")
+    plan = diagrams.plan_traces(root)
+    compare_svg = svg.dot_path() is not None and all(
+        svg.svg_version(p.read_text(encoding="utf-8")) == svg.dot_version()
+        for p in root.glob("**/lifecycle.svg"))
+    stale = [line for line in diagrams.drift(plan) if compare_svg or not line.split(":")[0].endswith(".svg")]
+    assert not stale, f"highlighted lifecycles are stale ({'; '.join(stale[:5])}): run `taskmodel diagrams`"

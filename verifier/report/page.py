@@ -182,7 +182,7 @@ section.cx.active{border-color:#6366f1;box-shadow:0 0 0 2px #c7d2fe}
 .panel h4{margin:4px 0}.panel h5{margin:8px 0 2px}.changes{margin:0;padding-left:18px}
 .actor{font-size:12px;background:#e0e7ff;color:#3730a3;border-radius:8px;padding:1px 7px;margin-left:6px}
 .violation-msg{background:#fef2f2;border-left:4px solid #b91c1c;padding:6px 10px}
-.diagram svg{max-width:100%;height:auto}.skip{color:#92400e}
+.diagram svg,.lifecycles svg{max-width:100%;height:auto}.skip{color:#92400e}
 ol.seq{padding-left:36px;margin:4px 0}ol.seq li{margin:1px 0}
 ol.seq li.future{display:none}ol.seq li.current{background:#fef3c7;font-weight:600}
 .lane{display:inline-block;min-width:56px;font-size:11px;text-align:center;border-radius:4px;padding:0 4px;background:#e5e7eb}
