@@ -65,8 +65,12 @@ def build_parser() -> Parser:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        if argv and argv[0] in ("diagrams", "report"):
+            # These take their own flags (argparse will not pass `--x` through REMAINDER).
+            from . import commands
+            return getattr(commands, f"cmd_{argv[0]}")(argparse.Namespace(rest=argv[1:]))
         args = build_parser().parse_args(argv)
         from . import commands
         return getattr(commands, f"cmd_{args.command}")(args)

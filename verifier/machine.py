@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 from model.actions import load_all
 from model.fairness import drain
@@ -85,6 +85,7 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
             self.world = make_world()
             self._moves = {}
             self._enabled = None
+            self.swarm = -1          # every action, until the swarm is drawn
             obs.examples += 1
 
         def moves(self, name):
@@ -108,6 +109,13 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
             """Nothing is enabled: the example idles (no step is recorded)."""
 
     weight = {n: table[n].weight for n in names}
+    bit = {n: 1 << k for k, n in enumerate(names)}
+
+    # Swarm testing: each example leaves out a random subset of actions, so that behaviours an
+    # always-available action would pre-empt (a host that answers before the run suspends) occur.
+    @initialize(swarm=st.integers(0, (1 << len(names)) - 1))
+    def choose_swarm(self, swarm):
+        self.swarm = swarm
 
     @precondition(lambda self: bool(self.enabled()))
     @rule(a=st.integers(0, 1 << 16), i=st.integers(0, 1 << 16))
@@ -117,8 +125,11 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
 
     def enabled(self):
         if self._enabled is None:
-            self._enabled = [n for n in names if self.moves(n) for _ in range(weight[n])]
+            live = [n for n in names if self.moves(n)]
+            chosen = [n for n in live if self.swarm & bit[n]] or live
+            self._enabled = [n for n in chosen for _ in range(weight[n])]
         return self._enabled
+    ModelMachine.choose_swarm = choose_swarm
     ModelMachine.enabled = enabled
     ModelMachine.act = act
     return ModelMachine
