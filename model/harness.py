@@ -1,7 +1,8 @@
 """The client harness: a participant that calls remote MCP tools which may answer with a task.
 
 The client view of RFC 0198 (`../shared/docs/harness-notes.md`, requirements HNS-1..5), composed
-with the host over the same network: `World(harness=True)` or `world.composed_world()`. Every
+with the host over the same network: `World(harness=True)`, `World.composed(...)` or
+`model.world.composed_world()`. Every
 harness action's `moves` is empty when `world.harness is None`, so a host-only exploration never
 sees the harness.
 
@@ -24,8 +25,10 @@ reconcile" when that fact cannot be had (HNS-4). A call whose connection dropped
 (or whose process died) is re-issued with the same operation id, as real clients do: that is what
 makes the end-to-end gaps E2E-2 and E2E-4 visible.
 
-Every policy is a method of `HarnessRules`, so a client variant is a one-method override.
-Subscriptions (`subscriptions/listen`) are not used: the harness polls.
+Every policy is a method of `HarnessRules`, so a client variant is a one-method override. The
+actions' weights favour the steps of the harness's stories (start, read, persist, poll, re-issue)
+over a crash, which is enabled almost everywhere. Subscriptions (`subscriptions/listen`) are not
+used: the harness polls.
 """
 from __future__ import annotations
 
@@ -129,6 +132,13 @@ class Harness:
         self.sent: dict[str, tuple[str, int, str, str | None]] = {}   # request -> (client, epoch, purpose, op)
         self.read: set[str] = set()        # requests whose answer (or drop) a harness process took in
         self.said = ""                     # the last harness step, told in protocol words
+        self._decoded: dict[str, str | None] = {}
+
+    def _raw(self, world, task_id: str) -> str | None:
+        """The raw runId a bound taskId names (decoded once: ids never change meaning)."""
+        if task_id not in self._decoded:
+            self._decoded[task_id] = world.rules.decode_task_ref(world, task_id)
+        return self._decoded[task_id]
 
     def execution(self, client: str, op: str) -> ToolExecution | None:
         """The live process's record of op, else the persisted one."""
@@ -146,7 +156,7 @@ class Harness:
                 for te in tes.values():
                     if te.terminal:
                         continue
-                    if te.binding is not None and _raw(world, te.binding.task_id) == run_id:
+                    if te.binding is not None and self._raw(world, te.binding.task_id) == run_id:
                         out.append(f"{c.name} ({where} binding of {te.op})")
                     elif te.request_state is not None and getattr(
                             world.request_states.get(te.request_state), "run", None) == run_id:
@@ -157,13 +167,6 @@ class Harness:
                     if q.run == run_id and q.phase == "delivered":
                         out.append(f"{c.name} (answer to {qid} delivered, not yet read)")
         return out
-
-
-def _raw(world, task_id: str) -> str | None:
-    cache = world.facts.setdefault("_harness_task_raw", {})
-    if task_id not in cache:
-        cache[task_id] = world.rules.decode_task_ref(world, task_id)
-    return cache[task_id]
 
 
 class HarnessRules:
@@ -248,7 +251,10 @@ class HarnessRules:
 
     # ---- MRTR ---------------------------------------------------------------------------------
     def input_response(self, world, client: str, te: ToolExecution, key: str) -> dict:
-        """The user's answer to one input request (MRTR retry or tasks/update)."""
+        """The user's answer to one input request (MRTR retry or tasks/update); with a cancel intent
+        the input is declined (an MRTR round trip has no tasks/cancel)."""
+        if te.cancel_intent:
+            return {"action": "decline"}
         return {"action": "accept", "content": {"approved": True}}
 
 
@@ -357,7 +363,7 @@ def _discover_moves(world):
 
 
 @action("harness", _discover_moves, lambda w, a: (
-    f"harness {a['client']} sends server/discover {w.last_request()} to {a['server']}"))
+    f"harness {a['client']} sends server/discover {w.last_request()} to {a['server']}"), weight=2)
 def harness_discover(world, client, server):
     """Capability negotiation: ask the server whether it serves the Tasks extension."""
     c = world.harness.clients[client]
@@ -375,7 +381,7 @@ def _start_moves(world):
             for long in (False, True) if R.plan_call(world, c.name, s, long) is not None]
 
 
-@action("harness", _start_moves, lambda w, a: w.harness.said)
+@action("harness", _start_moves, lambda w, a: w.harness.said, weight=3)
 def harness_start(world, client, server, long):
     """A local run starts with one node calling tool `flow` on `server`; `long` work needs a durable
     handle. The call is sent, or refused explicitly (HNS-1), and the record written, in one step."""
@@ -384,6 +390,8 @@ def harness_start(world, client, server, long):
     h.runs_started += 1
     h.ops += 1
     run_id, op = f"L{h.runs_started}", f"op{h.ops}"
+    if world.step is not None:
+        world.step.created.extend((run_id, op))     # minted here: a replay that drops steps renames them
     te = ToolExecution(op=op, run=run_id, node="n1", server=server, long=long)
     c.proc.tes[op] = te
     c.proc.runs[run_id] = LocalRun(run_id, client, {"n1": op})
@@ -402,7 +410,8 @@ def harness_start(world, client, server, long):
 
 # ---- reading answers -----------------------------------------------------------------------------
 def _reissuable(world, client: str, te: ToolExecution) -> bool:
-    return not te.cancel_intent and world.harness.rules.reissues_unanswered_call(world, client, te)
+    return not te.cancel_intent and te.attempts < world.params.harness_max_attempts \
+        and world.harness.rules.reissues_unanswered_call(world, client, te)
 
 
 def _receive_moves(world):
@@ -419,7 +428,7 @@ def _receive_moves(world):
     return out
 
 
-@action("harness", _receive_moves, lambda w, a: w.harness.said)
+@action("harness", _receive_moves, lambda w, a: w.harness.said, weight=4)
 def harness_receive(world, request):
     """A harness process takes in the answer to one of its requests (still in flight: it arrives
     now; or already delivered), or learns that its connection dropped before one came. What it
@@ -540,7 +549,7 @@ def _persist_moves(world):
 
 
 @action("harness", _persist_moves, lambda w, a: (
-    f"harness {a['client']} persists {a['op']} ({w.harness.clients[a['client']].disk_tes[a['op']].status})"))
+    f"harness {a['client']} persists {a['op']} ({w.harness.clients[a['client']].disk_tes[a['op']].status})"), weight=3)
 def harness_persist(world, client, op):
     """A checkpoint of one tool-execution record (and its local run) to disk."""
     _persist(world, world.harness.clients[client], op)
@@ -553,7 +562,7 @@ def _crash_moves(world):
     return [dict(client=c.name) for c, _ in _live(world)]
 
 
-@action("harness", _crash_moves, lambda w, a: w.harness.said)
+@action("harness", _crash_moves, lambda w, a: w.harness.said, weight=1)
 def harness_crash(world, client):
     """The process dies at any step: its volatile memory is gone and its open connections drop."""
     h = world.harness
@@ -577,7 +586,7 @@ def _restart_moves(world):
     return [dict(client=c.name) for c in world.harness.clients.values() if c.proc is None]
 
 
-@action("harness", _restart_moves, lambda w, a: w.harness.said)
+@action("harness", _restart_moves, lambda w, a: w.harness.said, weight=2)
 def harness_restart(world, client):
     """A new process loads the disk: it resumes polling every persisted binding; a call whose
     answer never came is re-issued later; one with a cancel intent ends "effect unknown"."""
@@ -616,17 +625,16 @@ def harness_restart(world, client):
 def _reissue_moves(world):
     if world.harness is None or not _can_send(world):
         return []
-    limit = world.params.harness_max_attempts
     out = []
     for c, p in _live(world):
         for te in p.tes.values():
-            if te.status == "calling" and te.attempts < limit and _reissuable(world, c.name, te) and (
+            if te.status == "calling" and _reissuable(world, c.name, te) and (
                     te.request is None or world.requests[te.request].phase in DROPPED):
                 out.append(dict(client=c.name, op=te.op))
     return out
 
 
-@action("harness", _reissue_moves, lambda w, a: w.harness.said)
+@action("harness", _reissue_moves, lambda w, a: w.harness.said, weight=3)
 def harness_reissue(world, client, op):
     """Re-issue a tools/call that will get no answer, as a new request with the same operation id."""
     h = world.harness
@@ -650,7 +658,7 @@ def _poll_moves(world):
 
 @action("harness", _poll_moves, lambda w, a: (
     f"harness {a['client']} polls tasks/get {w.last_request()} for "
-    f"{w.label(w.harness.clients[a['client']].proc.tes[a['op']].binding.task_id)} ({a['op']})"))
+    f"{w.label(w.harness.clients[a['client']].proc.tes[a['op']].binding.task_id)} ({a['op']})"), weight=3)
 def harness_poll(world, client, op):
     """WAITING_EXTERNAL: poll the bound task (no worker is held between polls)."""
     c = world.harness.clients[client]
@@ -668,7 +676,7 @@ def _update_moves(world):
 
 
 @action("harness", _update_moves, lambda w, a: (
-    f"harness {a['client']} answers the input requests of {a['op']}'s task with tasks/update {w.last_request()}"))
+    f"harness {a['client']} answers the input requests of {a['op']}'s task with tasks/update {w.last_request()}"), weight=2)
 def harness_update(world, client, op):
     """A task reads input_required: answer its inputRequests through tasks/update."""
     h = world.harness
@@ -688,7 +696,7 @@ def _mrtr_moves(world):
 
 
 @action("harness", _mrtr_moves, lambda w, a: (
-    f"harness {a['client']} retries the tools/call of {a['op']} as {w.last_request()} answering its input requests (MRTR)"))
+    f"harness {a['client']} retries the tools/call of {a['op']} as {w.last_request()} answering its input requests (MRTR)"), weight=2)
 def harness_mrtr(world, client, op):
     """A short input round trip stays MRTR: a new tools/call echoing requestState."""
     c = world.harness.clients[client]
@@ -705,7 +713,7 @@ def _cancel_moves(world):
 
 
 @action("harness", _cancel_moves, lambda w, a: (
-    f"harness {a['client']} cancels local run {a['run']}: the cancel intent is recorded"))
+    f"harness {a['client']} cancels local run {a['run']}: the cancel intent is recorded"), weight=2)
 def harness_cancel(world, client, run):
     """Cancel a local run: record the intent durably on every unfinished record of it."""
     c = world.harness.clients[client]
@@ -727,7 +735,7 @@ def _send_cancel_moves(world):
 
 @action("harness", _send_cancel_moves, lambda w, a: (
     f"harness {a['client']} sends tasks/cancel {w.last_request()} for "
-    f"{w.label(w.harness.clients[a['client']].proc.tes[a['op']].binding.task_id)} ({a['op']})"))
+    f"{w.label(w.harness.clients[a['client']].proc.tes[a['op']].binding.task_id)} ({a['op']})"), weight=2)
 def harness_send_cancel(world, client, op):
     """The remote half of a cancel: tasks/cancel on the bound task (cooperative, not a fact)."""
     c = world.harness.clients[client]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from model.lifecycle import TERMINAL
 
 from .base import prop
-from .harness import new_requests
+from .harness import new_requests, run_no
 
 OPEN_OR_IN_FLIGHT = ("received", "streaming", "sent")
 REQUEST_CANCELLED = "mcp-request-cancelled"
@@ -163,7 +163,8 @@ def e2e_reissue_duplicates(world, step):
             continue
         return (f"{client} re-issued {op} as {again.creating_request} after the connection of "
                 f"{first.creating_request} dropped before its answer: {first.label} had performed an external "
-                f"effect (seq {before[0]['seq']}) before its cancel was accepted ({accepted['cause']}), and "
+                f"effect (seq {before[0]['seq']}) before its cancel was accepted ({accepted['reason']}, "
+                f"{accepted['cause']}), and "
                 f"{again.label} performs it again")
     return None
 
@@ -229,3 +230,34 @@ def e2e_task_survives_disconnect(world, step):
             return (f"{q.client}'s tasks/get {q.id} on a new connection reads task of {run.label} completed, "
                     f"after the connection of {first.id} (answered CreateTaskResult) dropped")
     return None
+
+
+# ---- the short stories -------------------------------------------------------------------------
+# Each takes a fresh composed baseline world (`World(harness=True)`) to the step that exhibits its
+# gap or reaches its witness (`properties.harness.play`). Random exploration reaches E2E-2 and E2E-4
+# rarely (a first run must act, and complete, before its answer is lost, then a second run must
+# act): an engine may replay these as seed examples.
+_START_S1 = ("harness_start", dict(client="H1", server="S1", long=False))   # tools/call r1, declaring tasks
+_START_S2 = ("harness_start", dict(client="H1", server="S2", long=False))   # S2 serves no Tasks: a blocking call
+_REISSUE = ("harness_reissue", dict(client="H1", op="op1"))                 # tools/call r2, same operation
+
+STORIES = {
+    "e2e-orphan-task": [
+        _START_S1, ("answer", dict(request="r1")),                           # CreateTaskResult, wholly sent
+        ("disconnect", dict(request="r1"))],                                 # lost in flight
+    "e2e-reissue-duplicates": [
+        _START_S2, ("run_start", run_no(1)), ("run_effect", run_no(1)),
+        ("disconnect", dict(request="r1")),                                  # before the answer: §G.12 cancels run1
+        _REISSUE, ("run_start", run_no(2)), ("run_effect", run_no(2))],
+    "e2e-lost-result-repeats": [
+        _START_S2, ("run_start", run_no(1)), ("run_effect", run_no(1)), ("run_complete", run_no(1)),
+        ("answer", dict(request="r1")),                                      # the final CallToolResult
+        ("disconnect", dict(request="r1")),                                  # lost in flight
+        _REISSUE, ("run_start", run_no(2)), ("run_effect", run_no(2))],
+    "e2e-task-survives-disconnect": [
+        _START_S1, ("answer", dict(request="r1")), ("harness_receive", dict(request="r1")),
+        ("harness_persist", dict(client="H1", op="op1")),
+        ("disconnect", dict(request="r1")),                                  # after the response arrived
+        ("run_start", run_no(1)), ("run_complete", run_no(1)),
+        ("harness_poll", dict(client="H1", op="op1"))],                      # tasks/get r2: a new connection
+}

@@ -314,3 +314,55 @@ def harness_local_authority(world, step):
                 return (f"{c.name}'s local run {run.id} reads {run.status!r} where its own records say "
                         f"{expected!r}" + (f" (remote: {remote})" if remote else ""))
     return None
+
+
+# ---- stories that exercise the premises ---------------------------------------------------------
+# A story is a list of (action, args) steps on a fresh composed world (`World(harness=True)`); args
+# may be a function of the world (for the ids it minted). Random exploration reaches some premises
+# rarely (HNS-3 needs a call answered, read, persisted, then a crash and a restart): an engine may
+# replay these as seed examples. Each holds on the baseline, and its client mutant refutes it.
+def play(world, story, until=None):
+    """Take a story's steps in turn (each must be enabled); stop after the step for which
+    `until(world, step)` is true. Returns the world's history."""
+    for name, args in story:
+        step = world.apply(name, args(world) if callable(args) else args)
+        if until is not None and until(world, step):
+            break
+    return world.history
+
+
+def run_no(n):
+    """The args naming the world's n-th run."""
+    return lambda w: {"run": list(w.runs)[n - 1]}
+
+
+H1 = "H1"
+_BOUND = [("harness_start", dict(client=H1, server="S1", long=False)),    # tools/call r1, declaring tasks
+          ("answer", dict(request="r1")),                                  # CreateTaskResult
+          ("harness_receive", dict(request="r1")),                         # the handle, read
+          ("harness_persist", dict(client=H1, op="op1"))]                  # persisted: WAITING_EXTERNAL
+
+
+def _poll(request):
+    return [("harness_poll", dict(client=H1, op="op1")), ("harness_receive", dict(request=request))]
+
+
+STORIES = {
+    "harness-negotiates": [
+        ("harness_discover", dict(client=H1, server="S1")), ("harness_receive", dict(request="r1")),
+        ("harness_discover", dict(client=H1, server="S2")), ("harness_receive", dict(request="r2")),
+        ("harness_start", dict(client=H1, server="S2", long=True)),          # refused: S2 offers no task
+        ("harness_start", dict(client=H1, server="S1", long=True)),          # tools/call r3 to S1
+        ("run_start", run_no(1)), ("run_complete", run_no(1)),
+        ("answer", dict(request="r3")),                                      # a plain CallToolResult (§B.4)
+        ("harness_receive", dict(request="r3"))],
+    "harness-durable-wait": _BOUND + _poll("r2"),
+    "harness-resumes-after-restart": _BOUND + [
+        ("harness_crash", dict(client=H1)), ("harness_restart", dict(client=H1))] + _poll("r2"),
+    "harness-cancel-is-intent": _BOUND + [
+        ("harness_cancel", dict(client=H1, run="L1")),
+        ("harness_send_cancel", dict(client=H1, op="op1")), ("harness_receive", dict(request="r2")),
+        ("run_finish_cancel", run_no(1))] + _poll("r3"),
+    "harness-local-authority": _BOUND + _poll("r2") + [
+        ("run_start", run_no(1)), ("run_complete", run_no(1))] + _poll("r3"),
+}
