@@ -6,11 +6,7 @@ setup:
 
 # Verify the RFC model and every built-in amendment; write counterexamples, diagrams and the report.
 verify: setup
-	.venv/bin/taskmodel check --budget $${BUDGET:-60} --counterexamples out/counterexamples; \
-	  status=$$?; [ $$status -le 1 ] || exit $$status
-	.venv/bin/taskmodel gate --write
-	.venv/bin/taskmodel diagrams
-	.venv/bin/taskmodel report --check out/latest-check.json --counterexamples counterexamples --out out/report/index.html
+	bash scripts/verify.sh
 
 # The tests (the same command .ci/run calls). Longer explorations: `make test ARGS=--slow`.
 test:

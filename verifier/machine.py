@@ -118,10 +118,11 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
         self.swarm = swarm
 
     @precondition(lambda self: bool(self.enabled()))
-    @rule(a=st.integers(0, 1 << 16), i=st.integers(0, 1 << 16))
-    def act(self, a, i):
+    @rule(choice=st.integers(0, (1 << 32) - 1))
+    def act(self, choice):
+        """One draw picks the action (low half) and its move (high half)."""
         enabled = self.enabled()
-        self.take(enabled[a % len(enabled)], i)
+        self.take(enabled[(choice & 0xFFFF) % len(enabled)], choice >> 16)
 
     def enabled(self):
         if self._enabled is None:

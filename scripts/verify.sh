@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The main job: check the RFC model (Hypothesis, then Z3), re-run every built-in amendment through
+# the gate and rewrite the counterexamples, regenerate the diagrams, write the report.
+# Every step runs; the exit code is the worst one (1 refuted or drift, 2 undetermined, 3 usage).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+tm=.venv/bin/taskmodel
+worst=0
+step() {
+  echo "== $*"
+  "$@"
+  local code=$?
+  [ "$code" -gt "$worst" ] && worst=$code
+  return 0
+}
+step "$tm" check --budget "${BUDGET:-60}" --counterexamples out/counterexamples
+step "$tm" check --engine z3 --depth "${DEPTH:-8}" --timeout "${Z3_TIMEOUT:-120}" --out out/z3
+step "$tm" gate --write --jobs "${JOBS:-2}"
+step "$tm" diagrams
+step "$tm" report --check out/latest-check.json --counterexamples counterexamples --out out/report/index.html
+echo "verify: exit $worst (report: out/report/index.html)"
+exit "$worst"

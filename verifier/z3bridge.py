@@ -1,0 +1,34 @@
+"""The Z3 engine's verdicts in the shape of an exploration result, for one verdict table."""
+from __future__ import annotations
+
+import time
+
+from properties.requirements import REQUIREMENTS
+
+from .explore import CheckResult, PropertyVerdict
+
+
+def z3_check(variant, depth: int, timeout: float) -> CheckResult:
+    from . import z3 as engine
+    from .replay import run_trace
+    from .explore import world_factory
+    from properties.base import load_catalogue
+    started = time.monotonic()
+    verdicts = engine.check(rules=variant, depth=depth, timeout=timeout)
+    catalogue = list(load_catalogue().values())
+    out = []
+    for v in verdicts:
+        trace = None
+        if v.verdict == "refuted" and v.steps:
+            replay = run_trace(world_factory(variant), v.steps, catalogue, v.catalogue_property)
+            trace = replay.violation.history if replay.violation else None
+        rid = v.ids[0]
+        detail = (f"k={v.k}" if v.k is not None else f"depth {v.depth}" if v.depth is not None else "")
+        out.append(PropertyVerdict(
+            name=f"z3:{'+'.join(v.ids)}", ids=tuple(v.ids), kind="invariant", clause=REQUIREMENTS.get(rid, ("", ""))[1],
+            sentence="Z3 bounded model checking and k-induction over the encoded transition relation",
+            verdict=v.verdict, message=f"{detail}; {v.message}".strip("; ") or None, trace=trace))
+    return CheckResult(variant=getattr(variant, "name", "baseline") if variant else "baseline", engine="z3",
+                       seed=0, budget_s=timeout, elapsed_s=time.monotonic() - started,
+                       bounds={"depth": depth, **engine.Z3_PARAMS.sizes()}, examples=0, steps=0,
+                       action_counts={}, verdicts=out)
