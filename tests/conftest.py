@@ -29,3 +29,17 @@ def shared_dir():
     """The shared folder beside the repository (or TASKMODEL_SHARED)."""
     from verifier.schemas import shared_dir as find
     return find()
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="also run the long explorations marked slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="a long exploration: run with --slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
