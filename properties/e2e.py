@@ -60,22 +60,21 @@ def _unheld_runs(world):
     return out
 
 
-def _lost_answers(world, run) -> list[str]:
-    """The answers naming the run that the host wholly sent and the client lost: in flight, or
-    delivered to a harness process that died before persisting them."""
+def _lost_answers(world, run) -> list[tuple[object, str]]:
+    """The answers to tools/calls naming the run that the host wholly sent and the client lost, and
+    how: in flight, or delivered to a harness process that died before persisting them."""
     h = world.harness
-    told = []
+    out = []
     for q in world.requests.values():
         if q.run != run.id or q.method != "tools/call" or q.response is None:
             continue
         if q.phase == "lost":
-            told.append(f"the {_kind(q)} of {q.id} was wholly sent and lost in flight")
+            out.append((q, "wholly sent and lost in flight"))
         elif q.phase == "delivered" and _is_harness(world, q.client):
             c = h.clients[q.client]
             if h.sent[q.id][1] != (c.proc.epoch if c.proc else None):
-                told.append(f"{q.client} received the {_kind(q)} of {q.id} but its process crashed before "
-                            f"persisting it")
-    return told
+                out.append((q, f"received by {q.client} but not persisted before its process crashed"))
+    return out
 
 
 def _e2e1_premise(world, step):
@@ -94,7 +93,7 @@ def _e2e1_premise(world, step):
       premise=_e2e1_premise)
 def e2e_orphan_task(world, step):
     for run in _unheld_runs(world):
-        lost = _lost_answers(world, run)
+        lost = [f"the {_kind(q)} of {q.id} was {how}" for q, how in _lost_answers(world, run)]
         if not lost:
             continue            # unheld for another reason (e.g. a refused MRTR retry): not this gap
         task = world.rules.task_id(world, run)
@@ -173,21 +172,6 @@ def _e2e4_premise(world, step):
     return any(q.response is not None and _kind(q) == "CallToolResult" for q in _reissues(world, step))
 
 
-def _lost_result(world, run):
-    """The tools/call that carried the run's final result, and how it was lost to the client."""
-    h = world.harness
-    for q in world.requests.values():
-        if q.run != run.id or q.method != "tools/call" or q.response is None or _kind(q) != "CallToolResult":
-            continue
-        if q.phase == "lost":
-            return q, "wholly sent and lost in flight"
-        if q.phase == "delivered" and _is_harness(world, q.client):
-            c = h.clients[q.client]
-            if h.sent[q.id][1] != (c.proc.epoch if c.proc else None):
-                return q, f"received by {q.client} but not persisted before its process crashed"
-    return None, None
-
-
 @prop("e2e-lost-result-repeats", "E2E-4", "gap", "RFC §Motivation",
       "A final result wholly sent but lost, followed by a re-issue, repeats every effect of a completed "
       "run (strengthening: an idempotency key).", premise=_e2e4_premise)
@@ -195,7 +179,8 @@ def e2e_lost_result_repeats(world, step):
     for first, again, (client, op) in _repeats(world, step):
         if first.status != "completed" or len(_work(again)) < len(_work(first)):
             continue
-        q, how = _lost_result(world, first)
+        q, how = next(((q, how) for q, how in _lost_answers(world, first) if _kind(q) == "CallToolResult"),
+                      (None, None))
         if q is None:
             continue
         return (f"{first.label} completed {op} after {len(_work(first))} external effect(s); its CallToolResult "

@@ -121,7 +121,7 @@ def test_an_answer_received_but_not_persisted_before_a_crash_leaves_an_orphan():
     step = w.apply("harness_crash", dict(client="H1"))
     assert E2E[ORPHAN].premise(w, step)
     message = E2E[ORPHAN].check(w, step)
-    assert "H1 received the CreateTaskResult of r1 but its process crashed before persisting it" in message
+    assert "the CreateTaskResult of r1 was received by H1 but not persisted before its process crashed" in message
 
 
 def test_a_persisted_handle_is_held_across_a_crash():
