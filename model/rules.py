@@ -99,6 +99,14 @@ class Rules:
     def method_supported(self, world, method: str) -> bool:
         return method not in ("tasks/list", "tasks/result")
 
+    def removed_method_result(self, world, q) -> dict:
+        """The result of a removed method (`tasks/list`, `tasks/result`) for a host that still serves
+        it: the caller's readable tasks. Never sent on the baseline (`method_supported` refuses both)."""
+        if q.method == "tasks/list":
+            return {"tasks": [wire.detailed_task(**self.detailed_task(world, r, q)) for r in world.runs.values()
+                              if r.server == q.server and self.can_read(world, q.subject, r)]}
+        return {}
+
     # ---- §D projection ------------------------------------------------------------------------
     def project_status(self, world, run) -> tuple[str, bool | None]:
         return STATUS_PROJECTION[run.status]
@@ -227,15 +235,23 @@ class Rules:
 
     # ---- §F cancel, TTL, retention ------------------------------------------------------------
     def cancel_run(self, world, run, reason: str, cause: str) -> bool:
-        """cancelRun: accept a cancel of a non-terminal run, cascade to its children."""
+        """cancelRun: accept a cancel of a non-terminal run and cascade to every descendant still
+        running, also below a child that already finished."""
         if run.status == "cancelling" or run.status in TERMINAL:
             return False
         world.set_status(run, "accept_cancel")
         run.cancel_reason = reason
         world.append(run, {"type": "run.cancelling", "reason": reason, "cause": cause})
-        for child in run.children:
-            self.cancel_run(world, world.runs[child], "parent-cancelled", f"parent:{run.id}")
+        self._cascade(world, run)
         return True
+
+    def _cascade(self, world, parent) -> None:
+        for child_id in parent.children:
+            child = world.runs[child_id]
+            if child.status in TERMINAL:
+                self._cascade(world, child)
+            else:
+                self.cancel_run(world, child, "parent-cancelled", f"parent:{parent.id}")
 
     def tasks_cancel(self, world, q, run) -> dict:
         if run.status not in TERMINAL:

@@ -15,7 +15,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from model.world import World
 from properties.base import load_catalogue
 
-from .machine import Observations, Violation, make_machine
+from .machine import Observations, Violation, check_liveness, check_step, make_machine
 from .replay import run_trace, shrink
 
 
@@ -74,6 +74,38 @@ def world_factory(variant=None, base_params=None):
     return make
 
 
+def scenario_stories(catalogue) -> dict[str, list]:
+    """The scenario stories the catalogue modules ship (`STORIES`): directed test drivers for
+    behaviours random steps reach rarely (a call that acts, loses its answer, and is re-issued)."""
+    import importlib
+    out = {}
+    for module in sorted({p.check.__module__ for p in catalogue}):
+        for name, story in getattr(importlib.import_module(module), "STORIES", {}).items():
+            out[f"{module.rsplit('.', 1)[-1]}:{name}"] = story
+    return out
+
+
+def play_scenarios(make_world, catalogue, asserted, obs, refuted) -> int:
+    """Replay every scenario story with every property checked, as the first examples of an
+    exploration. A story a variant does not enable is cut where it diverges. Returns how many ran."""
+    ran = 0
+    for story in scenario_stories(catalogue).values():
+        world = make_world()
+        obs.examples += 1
+        ran += 1
+        try:
+            for action, args in story:
+                args = args(world) if callable(args) else args
+                if args not in world.moves(action):
+                    break
+                check_step(world, world.apply(action, args, check=False), catalogue, asserted, obs)
+            check_liveness(world, catalogue, asserted, obs)
+        except Violation as v:
+            refuted.setdefault(v.prop.name, v)
+            asserted.discard(v.prop.name)
+    return ran
+
+
 def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int = 40, examples_per_chunk: int = 25,
             props=None, base_params=None, progress=None, shrink_share: float = 0.25,
             chunks: int | None = None) -> CheckResult:
@@ -86,6 +118,7 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     asserted = {p.name for p in catalogue if p.asserted}
     obs = Observations()
     refuted: dict[str, Violation] = {}
+    scenarios = play_scenarios(make_world, catalogue, asserted, obs, refuted)
     search_until = started + budget * (1 - shrink_share) if chunks is None else started + budget
     chunk = 0
     truncated = False
@@ -140,5 +173,5 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
         variant=getattr(variant, "name", "baseline") if variant else "baseline", engine="hypothesis", seed=seed,
         budget_s=budget, elapsed_s=time.monotonic() - started,
         bounds={**params.sizes(), "steps_per_example": step_count, "examples_per_chunk": examples_per_chunk,
-                "chunks": chunk}, examples=obs.examples, steps=obs.steps,
+                "chunks": chunk, "scenarios": scenarios}, examples=obs.examples, steps=obs.steps,
         action_counts=dict(sorted(obs.action_counts.items())), verdicts=verdicts)
