@@ -11,7 +11,7 @@ from .lifecycle import WAITING
 
 # Progress actions, in the order the fair scheduler tries them each round (round-robin).
 PROGRESS = ("deliver", "answer", "run_finish_cancel", "operator_resume", "external_event", "run_start",
-            "rest_resolve", "run_complete", "purge")
+            "rest_resolve", "run_complete", "persist", "purge")
 
 
 def progress_moves(world) -> list[tuple[str, dict]]:

@@ -1,0 +1,381 @@
+"""Ownership and disconnect (RFC 0198 §G.12-13): which request owns a run, and what its cancellation does.
+
+The RFC ties a run to the request that still owes its caller a response:
+
+- OWN-1 (safety). Only a `tools/call` that created a run, and an MRTR retry whose `requestState`
+  verified, own a run, and only from receipt until the host has sent the whole final response
+  (an earlier SSE event does not end it). `tasks/*`, `subscriptions/listen`, REST calls and invalid
+  retries own nothing; at most one request owns a run at a time. The property derives who should
+  own from the protocol facts (the request named by the run's `run.created` event, or a verified
+  retry, while its phase is received or streaming) and compares that with the host's observable
+  ownership field.
+- OWN-2 (trace). When the owning request is cancelled (an HTTP disconnect, a stdio
+  `notifications/cancelled`, stdio EOF) while its run is not terminal, the same step accepts a
+  cancel of that run as `cancelRun` would: a `run.cancelling` with reason `mcp-request-cancelled`
+  (unless a cancel was already in progress) and the same cascade to its children; afterwards the run
+  starts no node or work effect and neither completes nor fails, and its `run.cancelled` keeps that
+  reason. The host's reaction is atomic with the cancellation in this model, so a host that defers
+  it (a grace window) or skips it is caught at the very step.
+- OWN-3 (trace). Once the whole response to a request was sent, disconnecting or cancelling that
+  request changes no run; and every accepted cancel has an allowed cause: `tasks/cancel` naming the
+  run, REST `cancelRun` on it, its parent's cascade, or the cancellation of a request that owned it
+  at that moment.
+- OWN-4 (safety). A request's cancellation cancels only the run it owned and that run's cascade,
+  never a run owned by another request, caller or tenant outside it.
+- OWN-G3 (known gap). Nothing promises that no effect happens after the owner's cancellation was
+  accepted: compensation (and an attempt in flight) may still act. The check reports the first
+  `effect.performed` after such an acceptance; a cancel that stops at once closes the gap.
+"""
+from __future__ import annotations
+
+from model import identity
+
+from .base import prop
+
+OPEN = ("received", "streaming")
+ANSWERED = ("sent", "delivered", "lost")
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+REQUEST_CANCELLED = "mcp-request-cancelled"          # run.cancelled.reason registered by RFC §G.12
+AFTER_CANCEL_FORBIDDEN = ("run.started", "run.child_started", "interrupt.requested", "run.completed",
+                          "run.failed")
+
+
+# ---- the derived ownership relation -------------------------------------------------------------
+def created_runs(world) -> dict[str, str]:
+    """requestId -> runId for every run a tools/call created (the request its run.created names)."""
+    out = {}
+    for r in world.runs.values():
+        first = r.log[0] if r.log else None
+        req = first.get("request") if first is not None and first.get("type") == "run.created" else None
+        req = req or r.creating_request
+        if req is not None and r.fork_of is None:
+            out[req] = r.id
+    return out
+
+
+def started_run(world, q, created: dict[str, str] | None = None) -> str | None:
+    """The run q started (a tools/call) or continues (a verified MRTR retry), else None."""
+    if q.method != "tools/call":
+        return None
+    if q.retry_of is not None:
+        if not q.retry_valid:
+            return None
+        token = (q.message.get("params") or {}).get("requestState")
+        rs = world.request_states.get(token or "")
+        return rs.run if rs is not None and rs.principal == q.subject else None
+    if created is None:
+        created = created_runs(world)
+    return created.get(q.id)
+
+
+def descendants(world, run_id: str) -> list[str]:
+    """The runs a cancelRun of run_id cascades to (children, recursively)."""
+    out, todo = [], list(world.runs[run_id].children)
+    while todo:
+        rid = todo.pop()
+        if rid not in out:
+            out.append(rid)
+            todo.extend(world.runs[rid].children)
+    return out
+
+
+def owner_cancellations(world, step, created=None) -> list[tuple[str, str, str]]:
+    """(requestId, cause, runId) for each request cancelled at this step while it owned a run."""
+    if not step.cancelled:
+        return []
+    created = created_runs(world) if created is None else created
+    out = []
+    for qid, cause in step.cancelled:
+        q = world.requests.get(qid)
+        if q is None or step.pre_phase.get(qid) not in OPEN:
+            continue
+        rid = started_run(world, q, created)
+        if rid is not None:
+            out.append((qid, cause, rid))
+    return out
+
+
+def _events(step, run_id: str, kind: str) -> list[dict]:
+    return [e for rid, e in step.events if rid == run_id and e.get("type") == kind and not e.get("replayed")]
+
+
+def _accepted_here(world, step, run_id: str) -> bool:
+    return bool(_events(step, run_id, "run.cancelling")) or (
+        step.pre_status.get(run_id) == "cancelling")
+
+
+def _owner_accepts(world, step):
+    """(requestId, cause, runId) for owner cancellations of a run that was not terminal before."""
+    return [(qid, cause, rid) for qid, cause, rid in owner_cancellations(world, step)
+            if step.pre_status.get(rid) not in TERMINAL and rid in step.pre_status]
+
+
+# ---- OWN-1 --------------------------------------------------------------------------------------
+def _own1_premise(world, step):
+    created = created_runs(world)
+    for q in world.requests.values():
+        if started_run(world, q, created) is None:
+            continue
+        if q.phase in OPEN or step.pre_phase.get(q.id) in OPEN:
+            return True        # someone should own a run now, or the owner's response just left
+    return False
+
+
+@prop("OWN-1", "OWN-1", "invariant", "RFC §G.12",
+      "A run is owned exactly by the tools/call that created it or the verified MRTR retry that continues "
+      "it, from receipt until the whole final response is sent; nothing else owns it, and a run has at "
+      "most one owner.", premise=_own1_premise)
+def own1_ownership_follows_protocol(world, step):
+    created = created_runs(world)
+    should: dict[str, list[str]] = {}
+    for q in world.requests.values():
+        expected = started_run(world, q, created) if q.phase in OPEN else None
+        if expected != q.owns:
+            if expected is None:
+                why = ("its whole response was already sent" if q.phase in ANSWERED
+                       else "it was cancelled" if q.phase == "cancelled"
+                       else f"a {q.method} never owns a run" if q.method != "tools/call"
+                       else "it is an MRTR retry whose requestState did not verify" if q.retry_of
+                       else "it created no run")
+                return (f"request {q.id} ({q.method}, phase {q.phase}) owns {world.label(q.owns)}, but {why}")
+            return (f"request {q.id} ({q.method}, phase {q.phase}) should own {world.label(expected)} "
+                    f"(it {'continues' if q.retry_of else 'created'} it and has not sent its whole response), "
+                    f"but its ownership field is {world.label(q.owns) if q.owns else 'empty'}")
+        if expected is not None:
+            should.setdefault(expected, []).append(q.id)
+    for rid, owners in should.items():
+        if len(owners) > 1:
+            return f"{world.label(rid)} has {len(owners)} owners at once: {', '.join(owners)}"
+    return None
+
+
+# ---- OWN-2 --------------------------------------------------------------------------------------
+def _own2_premise(world, step):
+    return bool(_owner_accepts(world, step))
+
+
+@prop("OWN-2", "OWN-2", "trace", "RFC §G.12",
+      "When the request that owns a non-terminal run is cancelled, the host accepts a cancel of that run as "
+      "cancelRun would (reason mcp-request-cancelled unless a cancel was in progress, same cascade), and the "
+      "run then starts no node or work effect and neither completes nor fails.", premise=_own2_premise)
+def own2_owner_cancel_cancels_run(world, step):
+    facts = world.facts.setdefault("OWN-2", {})        # runId -> (requestId, step index, expected reason)
+    for qid, cause, rid in _owner_accepts(world, step):
+        run, pre = world.runs[rid], step.pre_status[rid]
+        cancelling = _events(step, rid, "run.cancelling")
+        if pre != "cancelling":
+            if not cancelling:
+                return (f"request {qid} owned {world.label(rid)} (status {pre}) and was cancelled ({cause}), but the "
+                        f"host accepted no cancel of {world.label(rid)} (status now {run.status}, events this step: "
+                        f"{[e['type'] for r, e in step.events if r == rid] or 'none'})")
+            if cancelling[0].get("reason") != REQUEST_CANCELLED:
+                return (f"request {qid} owned {world.label(rid)} and was cancelled ({cause}); the cancel was accepted "
+                        f"with reason {cancelling[0].get('reason')!r}, not {REQUEST_CANCELLED!r}")
+        if run.status not in ("cancelling", "cancelled"):
+            return (f"request {qid} owned {world.label(rid)} and was cancelled ({cause}), yet {world.label(rid)} "
+                    f"reads {run.status} after the step")
+        for child in descendants(world, rid):
+            cpre = step.pre_status.get(child)
+            if cpre is not None and cpre not in TERMINAL and cpre != "cancelling" \
+                    and world.runs[child].status not in ("cancelling", "cancelled"):
+                return (f"request {qid}'s cancellation cancelled {world.label(rid)} but not its descendant "
+                        f"{world.label(child)} (status {world.runs[child].status}): the cascade of cancelRun is "
+                        f"missing")
+        facts.setdefault(rid, (qid, step.index, None if pre == "cancelling" else REQUEST_CANCELLED))
+        for child in descendants(world, rid):
+            if step.pre_status.get(child) not in TERMINAL:
+                facts.setdefault(child, (qid, step.index, None))
+    for rid, e in step.events:
+        seen = facts.get(rid)
+        if seen is None or seen[1] >= step.index or e.get("replayed"):
+            continue
+        qid, at, reason = seen
+        kind = e.get("type")
+        if kind in AFTER_CANCEL_FORBIDDEN or (kind == "effect.performed" and e.get("kind") == "work"):
+            what = f"effect.performed ({e.get('kind')})" if kind == "effect.performed" else kind
+            return (f"{world.label(rid)} logged {what} after the cancellation of its owner {qid} was accepted "
+                    f"(step {at})")
+        if kind == "run.cancelled" and reason is not None and e.get("reason") != reason:
+            return (f"{world.label(rid)} ended run.cancelled with reason {e.get('reason')!r}; its owner {qid}'s "
+                    f"cancellation (step {at}) requires {reason!r}")
+    return None
+
+
+# ---- OWN-3 --------------------------------------------------------------------------------------
+def _after_response_targets(world, step) -> list[str]:
+    """Requests this step disconnected or cancelled although their whole response was already sent."""
+    if step.action in ("disconnect", "stdio_cancel"):
+        qid = step.args.get("request")
+        return [qid] if step.pre_phase.get(qid) in ANSWERED else []
+    if step.action == "stdio_close":
+        c, s = step.args.get("client"), step.args.get("server")
+        return [q.id for q in world.requests.values() if q.client == c and q.server == s
+                and q.transport == "stdio" and step.pre_phase.get(q.id) in ANSWERED]
+    return [qid for qid, _ in step.cancelled if step.pre_phase.get(qid) in ANSWERED]
+
+
+def _own3_premise(world, step):
+    created = None
+    for qid in _after_response_targets(world, step):
+        created = created_runs(world) if created is None else created
+        rid = started_run(world, world.requests[qid], created)
+        if rid is not None and step.pre_status.get(rid) not in TERMINAL:
+            return True
+    return False
+
+
+def _cancel_causes(world, step, rid: str, owned: set[str]) -> bool:
+    """Is this acceptance of a cancel of rid explained by an allowed cause at this step?"""
+    if rid in owned:
+        return True
+    if step.action == "rest_cancel" and step.args.get("run") == rid:
+        return True
+    for qid in reversed(world.requests):
+        if qid in step.pre_phase:
+            break
+        q = world.requests[qid]
+        if q.method == "tasks/cancel" and q.task_ref is not None and _names_run(world, q.task_ref, rid):
+            return True
+    # A cascade (which runs.md allows to be asynchronous) from the nearest ancestor still running:
+    # it passes through children that already finished.
+    parent = world.runs[rid].parent
+    while parent is not None:
+        if _events(step, parent, "run.cancelling") or world.runs[parent].status in ("cancelling", "cancelled"):
+            return True
+        if world.runs[parent].status not in ("completed", "failed"):
+            return False
+        parent = world.runs[parent].parent
+    return False
+
+
+def _names_run(world, ref: str, rid: str) -> bool:
+    raw = identity.unproject(ref)
+    if raw is not None:
+        return raw == rid
+    return world.rules.task_id(world, world.runs[rid]) == ref   # a variant's own task-id space
+
+
+@prop("OWN-3", "OWN-3", "trace", "RFC §G.13",
+      "Once the whole response to a request was sent, no disconnect or cancellation of that request changes "
+      "any run; a run's cancel is accepted only through tasks/cancel, cancelRun, a parent's cascade, or the "
+      "cancellation of the request that owned it at that moment.", premise=_own3_premise)
+def own3_answered_request_cannot_touch_run(world, step):
+    targets = _after_response_targets(world, step)
+    if targets:
+        # Only the cancellation of a request still owing its response (stdio EOF closes both kinds at
+        # once) may explain a change to a run at this step.
+        _, explained = _cascade_of_owned(world, step)
+        changed = [rid for rid, e in step.events if not e.get("replayed") and rid not in explained]
+        changed += [rid for rid, r in world.runs.items()
+                    if step.pre_status.get(rid, r.status) != r.status and rid not in explained]
+        if changed:
+            qid, rid = targets[0], changed[0]
+            evs = [e["type"] for r, e in step.events if r == rid]
+            return (f"request {qid}'s whole response was already sent (phase {step.pre_phase[qid]}), yet its "
+                    f"{step.action.replace('_', ' ')} changed {world.label(rid)}: status "
+                    f"{step.pre_status.get(rid, 'new')} -> {world.runs[rid].status}, events {evs or 'none'}")
+    accepted = [(rid, e) for rid, e in step.events if e.get("type") == "run.cancelling" and not e.get("replayed")]
+    if not accepted:
+        return None
+    owned = {rid for _, _, rid in owner_cancellations(world, step)}
+    for rid, e in accepted:
+        if not _cancel_causes(world, step, rid, owned):
+            return (f"{world.label(rid)} accepted a cancel (reason {e.get('reason')!r}) at a {step.action} step, "
+                    f"which is none of tasks/cancel on it, cancelRun on it, its parent's cascade, or the "
+                    f"cancellation of a request that owned it")
+    return None
+
+
+# ---- OWN-4 --------------------------------------------------------------------------------------
+def _cascade_of_owned(world, step) -> tuple[list[tuple[str, str, str]], set[str]]:
+    owned = owner_cancellations(world, step)
+    allowed: set[str] = set()
+    for _, _, rid in owned:
+        allowed.add(rid)
+        allowed.update(descendants(world, rid))
+    return owned, allowed
+
+
+def _own4_premise(world, step):
+    if not step.cancelled:
+        return False
+    owned, allowed = _cascade_of_owned(world, step)
+    return bool(owned) and any(rid not in allowed and pre not in TERMINAL for rid, pre in step.pre_status.items())
+
+
+@prop("OWN-4", "OWN-4", "step", "RFC title, §G.12",
+      "Cancelling a request cancels only the run it owned and the runs that run's cancelRun cascades to; "
+      "never another request's, caller's or tenant's run.", premise=_own4_premise)
+def own4_cancellation_stays_in_cascade(world, step):
+    if not step.cancelled:
+        return None
+    owned, allowed = _cascade_of_owned(world, step)
+    hit = {rid for rid, e in step.events if e.get("type") == "run.cancelling" and not e.get("replayed")}
+    hit |= {rid for rid, r in world.runs.items() if r.status in ("cancelling", "cancelled")
+            and step.pre_status.get(rid) not in (None, "cancelling", "cancelled")}
+    for rid in sorted(hit - allowed):
+        r = world.runs[rid]
+        which = ", ".join(f"{qid} ({cause})" for qid, cause in step.cancelled)
+        mine = ", ".join(world.label(o) for _, _, o in owned) or "no run"
+        return (f"the cancellation of request {which} (which owned {mine}) also cancelled {world.label(rid)} "
+                f"(started by {r.owner} of tenant {r.tenant}, status {step.pre_status.get(rid)} -> {r.status}), "
+                f"outside the owned run's cascade")
+    return None
+
+
+# ---- OWN-G3 -------------------------------------------------------------------------------------
+def _g3_premise(world, step):
+    return any(_accepted_here(world, step, rid) for _, _, rid in _owner_accepts(world, step))
+
+
+@prop("OWN-G3", "OWN-G3", "gap", "RFC §Security (gap G3)",
+      "Nothing promises that no external effect happens after the owner's cancellation was accepted: "
+      "compensation and an attempt in flight may act afterwards.", premise=_g3_premise)
+def own_g3_effect_after_owner_cancel(world, step):
+    facts = world.facts.setdefault("OWN-G3", {})    # runId -> (requestId, step index)
+    for qid, _, rid in _owner_accepts(world, step):
+        if _accepted_here(world, step, rid):
+            facts.setdefault(rid, (qid, step.index))
+            for child in descendants(world, rid):
+                facts.setdefault(child, (qid, step.index))
+    for rid, e in step.events:
+        seen = facts.get(rid)
+        if seen is not None and seen[1] < step.index and e.get("type") == "effect.performed":
+            return (f"{world.label(rid)} performed an external effect ({e.get('kind')}) after the cancellation of "
+                    f"its owner {seen[0]} was accepted (step {seen[1]})")
+    return None
+
+
+# ---- scenario stories ---------------------------------------------------------------------------
+# Directed drivers an engine replays as its first examples (`verifier.explore`): an MRTR retry that
+# owns the run and drops, and answered requests whose connections drop, are reached rarely by random
+# steps.
+def _run(n):
+    return lambda w: dict(run=list(w.runs)[n - 1])
+
+
+def _call(client, server, declare, transport="http"):
+    return ("call_tool", dict(client=client, server=server, transport=transport, declare=declare, tool="flow"))
+
+
+STORIES = {
+    "retry-owner-disconnects": [
+        _call("C2", "S2", False), ("run_start", _run(1)),
+        ("run_interrupt", lambda w: dict(run=list(w.runs)[0], kind="approval", form=True)),
+        ("answer", dict(request="r1")), ("deliver", dict(request="r1")),     # InputRequiredResult, delivered
+        ("mrtr_retry", dict(client="C2", answers="r1", response="accept", declare=False)),   # r2 owns run1
+        ("disconnect", dict(request="r2")),                                  # §G.12: run1 is cancelled
+        ("run_compensate", _run(1)), ("run_finish_cancel", _run(1))],
+    "answered-requests-disconnect": [
+        _call("C1", "S1", True), ("run_start", _run(1)),
+        ("answer", dict(request="r1")), ("disconnect", dict(request="r1")),  # CreateTaskResult lost in flight
+        _call("C1", "S1", True), ("answer", dict(request="r2")), ("deliver", dict(request="r2")),
+        ("disconnect", dict(request="r2")),                                  # dropped after it arrived
+        _call("C1", "S1", True, "stdio"), ("answer", dict(request="r3")),
+        ("stdio_cancel", dict(request="r3"))],                               # crosses the response in flight
+    "owner-cancel-with-cascade-beside-another-run": [
+        _call("C1", "S2", False), ("run_start", _run(1)), ("run_spawn", _run(1)),
+        _call("C1", "S2", False), ("run_start", _run(3)),
+        ("disconnect", dict(request="r1")),                                  # run1 and run2, not run3
+        ("run_compensate", _run(1)), ("run_finish_cancel", _run(1)), ("run_finish_cancel", _run(2))],
+}

@@ -1,0 +1,408 @@
+"""tasks/get, tasks/cancel and the TTL (RFC 0198 §F.9-11, runs.md).
+
+- GET-1 (safety). The `tasks/get` step itself appends no event to any run's log and changes no
+  run's status: a read is a read.
+- CNL-1 (safety). A declaring `tasks/cancel` (matching `Mcp-Name`) from a caller who may read and
+  cancel the run is answered with exactly the empty result. On a non-terminal run the cancel is
+  accepted as `cancelRun` accepts it: the run reads `cancelling` (or `cancelled`), a
+  `run.cancelling` is logged unless a cancel was already in progress, and every non-terminal
+  descendant is cancelled by the cascade. On a terminal run nothing is appended and it is not
+  `-32602` (the 2025-11-25 rule).
+- CNL-2 (safety). Once a run logged `run.cancelling` it reads only `cancelling` or `cancelled`: a
+  cancel and a completion race only up to acceptance; and a run reaches `cancelled` only from
+  `cancelling`.
+- TTL-1 (safety). Every emitted task (`CreateTaskResult`, `tasks/get` result, `notifications/tasks`)
+  carries `ttlMs` null, or a non-negative integer with `createdAt + ttlMs` not earlier than the
+  run's purge time under P-RETENTION, recomputed here from `Params.retention`: the retention
+  starts at the run's terminal event (or at its creation) and a run is never purged before it is
+  terminal. While the run is not terminal its purge time is bounded below, and each emitted
+  expiry is checked again once the run becomes terminal and the purge time is exact.
+- TTL-2 (safety). No run is failed or cancelled because a task's TTL elapsed: the passing of
+  time fails or cancels nothing, and no failure or cancel names the TTL as its reason.
+- TTL-3 (safety). For a caller who may read the run (same server and tenant, `runs:read`), a
+  declaring `tasks/get` resolves the task before purge; after purge it gets exactly the answer a
+  never-issued id gets (the ISO-1 not-found answer: same code, message and data).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timezone
+from functools import lru_cache
+
+from model import identity
+from model.world import EPOCH
+
+from .base import prop
+from .update import new_request, readable_task, response_to, served_task_request
+
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+TERMINAL_EVENTS = ("run.completed", "run.failed", "run.cancelled")
+NEVER_ISSUED = "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAneverminted"
+
+
+def _own_events(step, kinds=None):
+    return [(rid, e) for rid, e in step.events if not e.get("replayed") and (kinds is None or e.get("type") in kinds)]
+
+
+def _status_changes(world, step):
+    return [(rid, step.pre_status.get(rid), r.status) for rid, r in world.runs.items()
+            if step.pre_status.get(rid) != r.status]
+
+
+def _run_of_ref(world, ref):
+    raw = identity.unproject(ref) if ref else None
+    if raw is None and ref:
+        raw = next((r.id for r in world.runs.values() if world.rules.task_id(world, r) == ref), None)
+    return world.runs.get(raw) if raw else None
+
+
+def _descendants(world, rid):
+    out, todo = [], list(world.runs[rid].children)
+    while todo:
+        c = todo.pop()
+        if c not in out:
+            out.append(c)
+            todo.extend(world.runs[c].children)
+    return out
+
+
+# ---- GET-1 ----------------------------------------------------------------------------------------
+def _get_request(world, step):
+    q = new_request(world, step)
+    return q if q is not None and q.method == "tasks/get" else None
+
+
+def _get1_premise(world, step):
+    q = _get_request(world, step)
+    if q is None:
+        return False
+    msg = response_to(step, q.id)
+    return msg is not None and "result" in msg
+
+
+@prop("GET-1", "GET-1", "step", "RFC §F.9",
+      "The tasks/get step itself appends no event to any run's log and changes no run's status.",
+      premise=_get1_premise)
+def get1_read_changes_nothing(world, step):
+    q = _get_request(world, step)
+    if q is None:
+        return None
+    if step.events:
+        rid, e = step.events[0]
+        return (f"tasks/get {q.id} for {world.label(q.task_ref)} appended {e.get('type')} to {world.label(rid)} "
+                f"({len(step.events)} event(s) in all)")
+    changes = _status_changes(world, step)
+    if changes:
+        rid, before, after = changes[0]
+        return f"tasks/get {q.id} changed {world.label(rid)} from {before or 'nothing'} to {after}"
+    return None
+
+
+# ---- CNL-1 ----------------------------------------------------------------------------------------
+def _cancel_subject(world, step):
+    q = new_request(world, step)
+    if q is None or q.method != "tasks/cancel" or not served_task_request(world, q):
+        return None, None
+    run = readable_task(world, q)
+    if run is None or "runs:cancel" not in world.params.subject(q.subject).scopes:
+        return None, None
+    return q, run
+
+
+def _cnl1_premise(world, step):
+    return _cancel_subject(world, step)[1] is not None
+
+
+@prop("CNL-1", "CNL-1", "step", "RFC §F.10",
+      "An authorized declaring tasks/cancel on a readable task is answered with the empty result; on a "
+      "non-terminal run it is accepted as cancelRun accepts it (with the cascade); on a terminal run nothing "
+      "is appended.", premise=_cnl1_premise)
+def cnl1_cancel_acked_and_accepted(world, step):
+    q, run = _cancel_subject(world, step)
+    if run is None:
+        return None
+    msg = response_to(step, q.id)
+    pre = step.pre_status.get(run.id)
+    if msg is None or msg.get("result") != {"resultType": "complete"}:
+        got = "no response" if msg is None else (f"error {msg['error'].get('code')}" if "error" in msg
+                                                 else f"result {msg.get('result')}")
+        return (f"tasks/cancel {q.id} by {q.subject} on {world.label(run.id)} (status {pre}) was answered {got}, "
+                f"not the empty result")
+    if pre in TERMINAL:
+        mine = [e.get("type") for rid, e in step.events if rid == run.id]
+        if mine or run.status != pre:
+            return (f"tasks/cancel {q.id} on the terminal {world.label(run.id)} ({pre}) appended {mine} / left it "
+                    f"{run.status}: a cancel of a terminal run appends nothing")
+        return None
+    if run.status not in ("cancelling", "cancelled"):
+        return (f"tasks/cancel {q.id} by {q.subject} was acknowledged but {world.label(run.id)} reads {run.status} "
+                f"(was {pre}): the cancel was not accepted")
+    if pre != "cancelling" and not _own_events(step, ("run.cancelling",)):
+        return f"tasks/cancel {q.id} moved {world.label(run.id)} to {run.status} without logging run.cancelling"
+    for child in _descendants(world, run.id):
+        cpre = step.pre_status.get(child)
+        if cpre is not None and cpre not in TERMINAL and cpre != "cancelling" \
+                and world.runs[child].status not in ("cancelling", "cancelled"):
+            return (f"tasks/cancel {q.id} cancelled {world.label(run.id)} but not its descendant "
+                    f"{world.label(child)} ({world.runs[child].status}): cancelRun cascades")
+    return None
+
+
+# ---- CNL-2 ----------------------------------------------------------------------------------------
+def _cancel_seqs(world, step) -> dict:
+    """runId -> seq of its first own run.cancelling (kept incrementally)."""
+    facts = world.facts.setdefault("CNL-2", {})
+    for rid, e in step.events:
+        if e.get("type") == "run.cancelling" and not e.get("replayed"):
+            facts.setdefault(rid, e["seq"])
+    return facts
+
+
+def _cnl2_premise(world, step):
+    seqs = _cancel_seqs(world, step)
+    touched = {rid for rid, _ in step.events} | {rid for rid, _, _ in _status_changes(world, step)}
+    for rid in touched:
+        first = seqs.get(rid)
+        if first is None:
+            continue
+        mine = [e["seq"] for r, e in step.events if r == rid]
+        if not mine or first < min(mine):
+            return True          # a run whose cancel was accepted earlier took a step now
+    return False
+
+
+@prop("CNL-2", "CNL-2", "invariant", "runs.md (cancelRun)",
+      "Once a cancel is accepted the run goes cancelling -> cancelled and completes no other way.",
+      premise=_cnl2_premise)
+def cnl2_cancelling_only_to_cancelled(world, step):
+    seqs = _cancel_seqs(world, step)
+    for rid, first in seqs.items():
+        run = world.runs[rid]
+        if run.status not in ("cancelling", "cancelled"):
+            late = [e.get("type") for e in run.log[first + 1:] if e.get("type") in TERMINAL_EVENTS or
+                    e.get("type") in ("run.started", "run.resumed")]
+            return (f"{world.label(rid)} accepted a cancel (run.cancelling at seq {first}) but now reads {run.status}"
+                    f"{' after ' + ', '.join(late) if late else ''}, at a {step.action} step")
+    for rid, before, after in _status_changes(world, step):
+        if after == "cancelled" and before != "cancelling":
+            return f"{world.label(rid)} went {before} -> cancelled without passing through cancelling"
+    return None
+
+
+# ---- TTL-1 ----------------------------------------------------------------------------------------
+@lru_cache(maxsize=4096)
+def _ms_since_epoch(stamp: str) -> int | None:
+    try:
+        t = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    except (TypeError, ValueError):
+        return None
+    return int((t - EPOCH).total_seconds() * 1000)
+
+
+def emitted_tasks(step):
+    """(requestId, task fields) for every task the host emitted at this step."""
+    out = []
+    for qid, m in step.emitted:
+        res = m.get("result")
+        if isinstance(res, dict) and "taskId" in res:
+            out.append((qid, res))
+        elif isinstance(res, dict) and isinstance(res.get("tasks"), list):     # a variant serving tasks/list
+            out.extend((qid, t) for t in res["tasks"] if isinstance(t, dict) and "taskId" in t)
+        elif m.get("method") == "notifications/tasks" and isinstance(m.get("params"), dict):
+            out.append((qid, m["params"]))
+    return out
+
+
+def terminal_tick(run) -> int | None:
+    """When the run became terminal, read from its own terminal event."""
+    for e in run.log:
+        if e.get("type") in TERMINAL_EVENTS and not e.get("replayed"):
+            return e["at"]
+    return run.terminal_at if run.status in TERMINAL else None
+
+
+def purge_tick(world, run) -> tuple[int, bool]:
+    """(the run's purge time in ticks, exact?) under P-RETENTION; a lower bound while not terminal."""
+    ret, p = world.params.retention, world.params.p_retention
+    done = terminal_tick(run)
+    if done is not None:
+        start = done if p == "from-terminal" else run.created_at
+        return max(done, start + ret), True
+    return (world.clock + ret if p == "from-terminal" else max(world.clock, run.created_at + ret)), False
+
+
+def _ttl1_premise(world, step):
+    return any(t.get("ttlMs") is not None for _, t in emitted_tasks(step))
+
+
+@prop("TTL-1", "TTL-1", "step", "RFC §F.11, map mcp.tasks.fields",
+      "At every emission of a task, ttlMs is null or createdAt + ttlMs is not earlier than the run's purge "
+      "time (P-RETENTION).", premise=_ttl1_premise)
+def ttl1_ttl_covers_retention(world, step):
+    facts = world.facts.setdefault("TTL-1", {})     # runId -> (expiry ms, requestId, step index) earliest emitted
+    tick = world.params.tick_ms
+    for qid, t in emitted_tasks(step):
+        run = _run_of_ref(world, t.get("taskId"))
+        if "ttlMs" not in t:
+            return f"the task {t.get('taskId')} emitted to {qid} carries no ttlMs (a required key)"
+        ttl = t["ttlMs"]
+        if ttl is None or run is None:
+            continue
+        if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl < 0:
+            return (f"the task of {world.label(run.id)} emitted to {qid} carries ttlMs {ttl!r}: neither null nor a "
+                    f"count of ms")
+        created = _ms_since_epoch(t.get("createdAt"))
+        if created is None:
+            continue
+        expiry = created + ttl
+        purge, exact = purge_tick(world, run)
+        if expiry < purge * tick:
+            return (f"the task of {world.label(run.id)} emitted to {qid} says createdAt {t.get('createdAt')} + ttlMs "
+                    f"{ttl} = {expiry} ms, earlier than the run's purge time {purge * tick} ms "
+                    f"({'exact' if exact else 'at the earliest'}; retention {world.params.retention} ticks "
+                    f"{world.params.p_retention})")
+        if not exact and (run.id not in facts or expiry < facts[run.id][0]):
+            facts[run.id] = (expiry, qid, step.index)
+    for rid, before, after in _status_changes(world, step):
+        if rid in facts and after in TERMINAL:
+            expiry, qid, at = facts.pop(rid)
+            purge, _ = purge_tick(world, world.runs[rid])
+            if expiry < purge * tick:
+                return (f"the task of {world.label(rid)} emitted to {qid} at step {at} expires at {expiry} ms, earlier "
+                        f"than the purge time {purge * tick} ms known now that it is {after}")
+    return None
+
+
+# ---- TTL-2 ----------------------------------------------------------------------------------------
+def _ttl_elapsed_runs(world, step):
+    """Non-purged runs whose advertised TTL has elapsed at this clock step."""
+    if step.action != "clock_tick":
+        return []
+    out = []
+    for r in world.runs.values():
+        if r.purged:
+            continue
+        ttl = world.rules.ttl_ms(world, r)
+        if ttl is not None and r.created_at * world.params.tick_ms + ttl <= world.clock * world.params.tick_ms:
+            out.append(r.id)
+    return out
+
+
+def _ttl2_premise(world, step):
+    return bool(_ttl_elapsed_runs(world, step))
+
+
+def _mentions_ttl(e: dict) -> bool:
+    text = " ".join(str(e.get(k, "")) for k in ("reason", "cause")).lower()
+    return "ttl" in text or "expire" in text
+
+
+@prop("TTL-2", "TTL-2", "step", "RFC §F.11",
+      "No run is failed or cancelled because a task's TTL elapsed: the TTL describes the handle, not the work.",
+      premise=_ttl2_premise)
+def ttl2_ttl_ends_no_run(world, step):
+    for rid, e in _own_events(step, ("run.failed", "run.cancelling", "run.cancelled")):
+        if step.action == "clock_tick" or _mentions_ttl(e):
+            return (f"{world.label(rid)} logged {e.get('type')} (reason {e.get('reason')!r}) at a {step.action} step "
+                    f"(t={world.clock}): a run fails or is cancelled because its task's TTL elapsed")
+    if step.action == "clock_tick":
+        for rid, before, after in _status_changes(world, step):
+            if after in ("failed", "cancelling", "cancelled"):
+                return (f"{world.label(rid)} went {before} -> {after} as time passed (t={world.clock}): the TTL "
+                        f"ended the run")
+    return None
+
+
+# ---- TTL-3 ----------------------------------------------------------------------------------------
+def _reader_get(world, step):
+    """(q, run) for a declaring tasks/get from a caller entitled to read the run, purged or not."""
+    q = _get_request(world, step)
+    if q is None or not served_task_request(world, q):
+        return None, None
+    run = _run_of_ref(world, q.task_ref)
+    if run is None or run.server != q.server or not run.durable:
+        return None, None
+    s = world.params.subject(q.subject)
+    if s.tenant != run.tenant or "runs:read" not in s.scopes:
+        return None, None
+    return q, run
+
+
+def _not_found_reference(world, step, q) -> dict:
+    """The error a never-issued id gets: observed at an earlier step when there was one, else asked."""
+    facts = world.facts.setdefault("TTL-3", {})
+    if "unknown" in facts:
+        return facts["unknown"]
+    probe = replace(q, task_ref=NEVER_ISSUED, mcp_name=NEVER_ISSUED)
+    return world.rules.not_found(world, probe, "unknown").get("error")
+
+
+def _observe_unknown(world, step):
+    q = _get_request(world, step)
+    if q is None or not served_task_request(world, q) or "unknown" in world.facts.get("TTL-3", {}):
+        return
+    raw = identity.unproject(q.task_ref or "")
+    if raw is not None and raw not in world.runs:
+        msg = response_to(step, q.id)
+        if msg is not None and "error" in msg:
+            world.facts.setdefault("TTL-3", {})["unknown"] = msg["error"]
+
+
+def _ttl3_premise(world, step):
+    q, run = _reader_get(world, step)
+    return run is not None and run.purged
+
+
+@prop("TTL-3", "TTL-3", "step", "RFC §F.11, §C.6",
+      "For a caller who can read the run, tasks/get resolves before purge and after purge gets exactly the "
+      "answer a nonexistent id gets.", premise=_ttl3_premise)
+def ttl3_purged_reads_not_found(world, step):
+    _observe_unknown(world, step)
+    q, run = _reader_get(world, step)
+    if run is None:
+        return None
+    msg = response_to(step, q.id)
+    if not run.purged:
+        res = (msg or {}).get("result") or {}
+        if _run_of_ref(world, res.get("taskId")) is not run:
+            got = "no response" if msg is None else (f"error {msg['error'].get('code')} {msg['error'].get('message')!r}"
+                                                     if "error" in msg else f"result {res}")
+            return (f"tasks/get {q.id} by {q.subject} for {world.label(run.id)} (not purged, status {run.status}) got "
+                    f"{got}, not the task")
+        return None
+    ref = _not_found_reference(world, step, q)
+    got = None if msg is None else msg.get("error")
+    if msg is None or "result" in msg or got != ref:
+        shown = "no response" if msg is None else (f"result {msg['result']}" if "result" in msg else f"error {got}")
+        return (f"tasks/get {q.id} by {q.subject} for the purged {world.label(run.id)} got {shown}; a nonexistent "
+                f"id gets error {ref}")
+    return None
+
+
+# ---- scenario stories ---------------------------------------------------------------------------
+# Directed drivers an engine replays as its first examples (`verifier.explore`): a read after purge,
+# and a cancel of a terminal task, are reached rarely by random steps.
+def _run(n):
+    return lambda w: dict(run=list(w.runs)[n - 1])
+
+
+def _task(method, client, n=1):
+    return (method, lambda w: dict(client=client, server="S1", ref=identity.project(list(w.runs)[n - 1]),
+                                   transport="http", declare=True, header_ok=True))
+
+
+STORIES = {
+    "read-before-and-after-purge": [
+        ("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow")),
+        ("run_start", _run(1)), ("clock_tick", {}), ("run_complete", _run(1)),
+        _task("tasks_get", "C3"),                                  # carol reads it: a finite ttlMs
+        ("clock_tick", {}), ("clock_tick", {}),                    # the TTL elapses: nothing happens to run1
+        ("purge", _run(1)),
+        _task("tasks_get", "C3")],                                 # exactly the not-found answer
+    "cancel-live-then-terminal": [
+        ("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow")),
+        ("run_start", _run(1)), ("run_spawn", _run(1)),
+        _task("tasks_cancel", "C1"),                               # accepted, cascading to run2
+        ("run_compensate", _run(1)), ("run_finish_cancel", _run(1)),
+        _task("tasks_cancel", "C1")],                              # terminal: acknowledged, nothing appended
+}

@@ -1,0 +1,262 @@
+"""OWN-1..4 and the gap OWN-G3: each holds (or, for the gap, is exhibited) on a baseline story, and a
+planted mutant (for the gap, a strengthening) flips it."""
+from __future__ import annotations
+
+from model import identity
+from model.actions import load_all
+from model.rules import MCP_REQUEST_CANCELLED, Rules
+from model.world import World
+from properties import ownership  # noqa: F401  (registers the properties)
+from properties.base import CATALOGUE
+
+load_all()
+NAMES = ("OWN-1", "OWN-2", "OWN-3", "OWN-4", "OWN-G3")
+
+
+class Story:
+    """Drive a world move by move, checking the named properties after every step."""
+
+    def __init__(self, rules=None, params=None, names=NAMES):
+        self.world = World(params, rules)
+        self.props = [CATALOGUE[n] for n in names]
+        self.messages = {n: [] for n in names}
+        self.premises = {n: 0 for n in names}
+
+    def do(self, action, **want):
+        w = self.world
+        args = next((a for a in w.moves(action) if all(a.get(k) == v for k, v in want.items())), None)
+        assert args is not None, f"no {action} move with {want}"
+        step = w.apply(action, args)
+        for p in self.props:
+            if p.premise(w, step):
+                self.premises[p.name] += 1
+            msg = p.check(w, step)
+            if msg:
+                self.messages[p.name].append(msg)
+        return step
+
+    def run(self, label="run1"):
+        return next(r.id for r in self.world.runs.values() if r.label == label)
+
+    def call(self, client="C1", server="S1", transport="http", declare=True, start=True):
+        self.do("call_tool", client=client, server=server, transport=transport, declare=declare, tool="flow")
+        if start:
+            self.do("run_start", run=self.run(f"run{len(self.world.runs)}"))
+
+
+# ---- OWN-1 ----------------------------------------------------------------------------------------
+class OwnershipEndsAtFirstEvent(Rules):
+    """ownership-ends-at-first-event: an SSE progress event releases the run."""
+
+    def releases_ownership(self, world, q, event):
+        return event in ("sent", "cancelled", "stream_event")
+
+
+def test_own1_holds_through_streaming_answer_and_a_verified_retry():
+    s = Story()
+    s.call(declare=False)                                     # a blocking call owns run1 ...
+    s.do("stream_event", request="r1")                        # ... through an SSE event ...
+    assert s.world.requests["r1"].owns == s.run()
+    s.do("run_interrupt", run=s.run(), kind="clarification", form=True)
+    s.do("answer", request="r1")                              # ... until its whole response is sent
+    s.do("deliver", request="r1")
+    s.do("tasks_get", client="C1", server="S1", ref=identity.project(s.run()), transport="http", declare=True,
+         header_ok=True)                                      # a tasks/get owns nothing
+    s.do("mrtr_retry", client="C1", answers="r1", response="accept", declare=False)
+    assert s.world.requests["r3"].owns == s.run()            # the verified retry owns it again
+    s.do("mrtr_retry", client="C1", answers="r1", response="accept", declare=False)
+    assert s.world.requests["r4"].owns is None               # a reused requestState owns nothing
+    assert s.premises["OWN-1"] >= 5
+    assert s.messages["OWN-1"] == []
+
+
+def test_own1_fails_when_ownership_ends_at_the_first_event():
+    s = Story(OwnershipEndsAtFirstEvent())
+    s.call(declare=False)
+    s.do("stream_event", request="r1")
+    msg = s.messages["OWN-1"][0]
+    assert "r1" in msg and "run1" in msg and "streaming" in msg and "should own" in msg
+
+
+# ---- OWN-2 ----------------------------------------------------------------------------------------
+class DetachOnDisconnect(Rules):
+    """detach-on-disconnect: a disconnect before the answer cancels nothing."""
+
+    def on_request_cancelled(self, world, q, cause):
+        return None
+
+
+class WrongReason(Rules):
+    """The owner's cancellation is accepted, but recorded as an operator cancel."""
+
+    def on_request_cancelled(self, world, q, cause):
+        if q.owns is not None:
+            self.cancel_run(world, world.runs[q.owns], "rest-cancel", f"request:{q.id}")
+
+
+class GraceWindow(Rules):
+    """mrtr-grace-window: a retry's cancellation cancels its run only once a tick has passed."""
+
+    def on_request_cancelled(self, world, q, cause):
+        if q.retry_of is not None and q.owns is not None:
+            world.runs[q.owns].grace_until = world.clock + 1
+            return None
+        return super().on_request_cancelled(world, q, cause)
+
+    def after_step(self, world):
+        for run in world.runs.values():
+            if run.grace_until is not None and run.grace_until <= world.clock:
+                run.grace_until = None
+                if run.status not in ("completed", "failed", "cancelled"):
+                    self.cancel_run(world, run, MCP_REQUEST_CANCELLED, "grace-window-elapsed")
+        super().after_step(world)
+
+
+def _retry_then_disconnect(rules=None):
+    """bob's blocking call waits on his approval; his MRTR retry approves, owns the run, and drops."""
+    s = Story(rules)
+    s.call(client="C2", server="S2", declare=False)
+    s.do("run_interrupt", run=s.run(), kind="approval", form=True)
+    s.do("answer", request="r1")
+    s.do("deliver", request="r1")
+    s.do("mrtr_retry", client="C2", answers="r1", response="accept", declare=False)
+    s.do("disconnect", request="r2")
+    return s
+
+
+def test_own2_holds_for_the_mrtr_retry_that_owns_the_run():
+    s = _retry_then_disconnect()
+    assert s.world.runs[s.run()].status == "cancelling"
+    assert s.premises["OWN-2"] == 1
+    assert s.messages["OWN-2"] == []
+
+
+def test_own2_fails_under_a_grace_window_for_retries():
+    s = _retry_then_disconnect(GraceWindow())
+    (msg,) = s.messages["OWN-2"]
+    assert "r2" in msg and "run1" in msg and "no cancel" in msg
+
+
+def test_own2_holds_a_disconnect_cancels_the_owned_run_and_its_cascade():
+    s = Story()
+    s.call(declare=False)
+    s.do("run_spawn", run=s.run())
+    s.do("disconnect", request="r1")
+    assert s.world.runs[s.run()].cancel_reason == MCP_REQUEST_CANCELLED
+    assert s.world.runs[s.run("run2")].status == "cancelling"
+    s.do("run_compensate", run=s.run())
+    s.do("run_finish_cancel", run=s.run())
+    s.call(transport="stdio")                                  # stdio: notifications/cancelled
+    s.do("stdio_cancel", request="r2")
+    assert s.premises["OWN-2"] == 2
+    assert s.messages["OWN-2"] == []
+
+
+def test_own2_fails_when_the_disconnect_detaches_the_run():
+    s = Story(DetachOnDisconnect())
+    s.call(declare=False)
+    s.do("disconnect", request="r1")
+    s.do("run_complete", run=s.run())
+    msg = s.messages["OWN-2"][0]
+    assert "r1" in msg and "run1" in msg and "http-disconnect" in msg and "no cancel" in msg
+
+
+def test_own2_fails_when_the_reason_is_not_mcp_request_cancelled():
+    s = Story(WrongReason())
+    s.call(declare=False)
+    s.do("disconnect", request="r1")
+    (msg,) = s.messages["OWN-2"]
+    assert "r1" in msg and "run1" in msg and "rest-cancel" in msg and MCP_REQUEST_CANCELLED in msg
+
+
+# ---- OWN-3 ----------------------------------------------------------------------------------------
+class CancelledAfterTaskDisconnect(Rules):
+    """cancelled-after-task-disconnect: losing the CreateTaskResult in flight cancels the run."""
+
+    def on_response_lost(self, world, q):
+        self.cancel_run(world, world.runs[q.run], MCP_REQUEST_CANCELLED, f"request:{q.id}:response-lost")
+
+
+def test_own3_holds_an_answered_request_cannot_touch_its_run():
+    s = Story()
+    s.call()                                              # tasked: r1 answered CreateTaskResult
+    s.do("answer", request="r1")
+    s.do("disconnect", request="r1")                      # the response is lost in flight
+    s.call()
+    s.do("answer", request="r2")
+    s.do("deliver", request="r2")
+    s.do("disconnect", request="r2")                      # the connection drops after it arrived
+    s.call(transport="stdio")
+    s.do("answer", request="r3")
+    s.do("stdio_cancel", request="r3")                    # a stdio cancel crossing the response
+    assert all(r.status == "running" for r in s.world.runs.values())
+    assert s.premises["OWN-3"] == 3
+    assert s.messages["OWN-3"] == []
+
+
+def test_own3_fails_when_a_lost_create_task_result_cancels_the_run():
+    s = Story(CancelledAfterTaskDisconnect())
+    s.call()
+    s.do("answer", request="r1")
+    s.do("disconnect", request="r1")
+    msg = s.messages["OWN-3"][0]
+    assert "r1" in msg and "run1" in msg and "sent" in msg and "running -> cancelling" in msg
+
+
+# ---- OWN-4 ----------------------------------------------------------------------------------------
+class DisconnectCancelsCallersRuns(Rules):
+    """disconnect-cancels-callers-runs."""
+
+    def on_request_cancelled(self, world, q, cause):
+        for run in list(world.runs.values()):
+            if run.owner == q.subject:
+                self.cancel_run(world, run, MCP_REQUEST_CANCELLED, f"request:{q.id}:{cause}")
+
+
+def test_own4_holds_a_cancellation_stays_in_its_cascade():
+    s = Story()
+    s.call(declare=False)
+    s.call(declare=False)
+    s.do("run_spawn", run=s.run())
+    s.do("disconnect", request="r1")
+    assert s.world.runs[s.run("run2")].status == "running"
+    assert s.world.runs[s.run("run3")].status == "cancelling"   # run1's child
+    assert s.premises["OWN-4"] == 1
+    assert s.messages["OWN-4"] == []
+
+
+def test_own4_fails_when_a_disconnect_cancels_every_run_of_the_caller():
+    s = Story(DisconnectCancelsCallersRuns())
+    s.call(declare=False)
+    s.call(declare=False)
+    s.do("disconnect", request="r1")
+    (msg,) = s.messages["OWN-4"]
+    assert "r1" in msg and "run1" in msg and "run2" in msg and "alice" in msg and "acme" in msg
+
+
+# ---- OWN-G3 (gap) ---------------------------------------------------------------------------------
+class CancelStopsAtOnce(Rules):
+    """cancel-stops-at-once (strengthening): no compensation after the cancel was accepted."""
+
+    def effects_while_cancelling(self, world, run):
+        return False
+
+
+def test_own_g3_gap_is_exhibited_on_the_baseline():
+    s = Story()
+    s.call(declare=False)
+    s.do("disconnect", request="r1")
+    s.do("run_compensate", run=s.run())
+    assert s.premises["OWN-G3"] == 1
+    (msg,) = s.messages["OWN-G3"]
+    assert "run1" in msg and "compensation" in msg and "r1" in msg
+
+
+def test_own_g3_holds_under_cancel_stops_at_once():
+    s = Story(CancelStopsAtOnce())
+    s.call(declare=False)
+    s.do("disconnect", request="r1")
+    assert s.world.moves("run_compensate") == []
+    s.do("run_finish_cancel", run=s.run())
+    assert s.premises["OWN-G3"] == 1
+    assert s.messages["OWN-G3"] == []

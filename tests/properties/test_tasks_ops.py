@@ -1,0 +1,252 @@
+"""GET-1, CNL-1, CNL-2, TTL-1..3: each holds on a baseline story that exercises it, and a mutant breaks it."""
+from __future__ import annotations
+
+from model import identity, wire
+from model.actions import load_all
+from model.params import Params
+from model.rules import Rules
+from model.world import World
+from properties import tasks_ops  # noqa: F401  (registers the properties)
+from properties.base import CATALOGUE
+
+load_all()
+NAMES = ("GET-1", "CNL-1", "CNL-2", "TTL-1", "TTL-2", "TTL-3")
+
+
+class Story:
+    """Drive a world move by move, checking the named properties after every step."""
+
+    def __init__(self, rules=None, params=None, names=NAMES):
+        self.world = World(params, rules)
+        self.props = [CATALOGUE[n] for n in names]
+        self.messages = {n: [] for n in names}
+        self.premises = {n: 0 for n in names}
+
+    def do(self, action, **want):
+        w = self.world
+        args = next((a for a in w.moves(action) if all(a.get(k) == v for k, v in want.items())), None)
+        assert args is not None, f"no {action} move with {want}"
+        step = w.apply(action, args)
+        for p in self.props:
+            if p.premise(w, step):
+                self.premises[p.name] += 1
+            msg = p.check(w, step)
+            if msg:
+                self.messages[p.name].append(msg)
+        return step
+
+    def run(self, label="run1"):
+        return next(r.id for r in self.world.runs.values() if r.label == label)
+
+    def ref(self, label="run1"):
+        return identity.project(self.run(label))
+
+    def running(self, client="C1"):
+        self.do("call_tool", client=client, server="S1", transport="http", declare=True, tool="flow")
+        self.do("run_start", run=self.run())
+
+    def task(self, method, client="C1", label="run1"):
+        return self.do(method, client=client, server="S1", ref=self.ref(label), transport="http", declare=True,
+                       header_ok=True)
+
+
+# ---- GET-1 ----------------------------------------------------------------------------------------
+class GetAppendsReadEvent(Rules):
+    """get-appends-read-event: tasks/get appends an audit event."""
+
+    def on_tasks_get(self, world, q, run):
+        world.append(run, {"type": "task.read", "by": q.subject})
+
+
+def test_get1_holds_a_read_changes_nothing():
+    s = Story()
+    s.running()
+    step = s.task("tasks_get")
+    assert step.emitted[0][1]["result"]["status"] == "working"
+    assert s.premises["GET-1"] == 1
+    assert s.messages["GET-1"] == []
+
+
+def test_get1_fails_when_a_read_appends():
+    s = Story(GetAppendsReadEvent())
+    s.running()
+    s.task("tasks_get")
+    (msg,) = s.messages["GET-1"]
+    assert "r2" in msg and "task.read" in msg and "run1" in msg
+
+
+# ---- CNL-1 ----------------------------------------------------------------------------------------
+class CancelAckWithoutCancel(Rules):
+    """cancel-ack-without-cancel."""
+
+    def tasks_cancel(self, world, q, run):
+        return wire.result_response(q.id, wire.empty_ack())
+
+
+class CancelTerminalAppends(Rules):
+    """cancel-terminal-appends: run.cancelled appended on a terminal run."""
+
+    def tasks_cancel(self, world, q, run):
+        if run.status in ("completed", "failed", "cancelled"):
+            world.append(run, {"type": "run.cancelled", "reason": "tasks-cancel"})
+        return super().tasks_cancel(world, q, run)
+
+
+def test_cnl1_holds_on_a_live_run_with_its_cascade_and_on_a_terminal_one():
+    s = Story()
+    s.running()
+    s.do("run_spawn", run=s.run())
+    s.task("tasks_cancel")
+    assert s.world.runs[s.run()].status == "cancelling"
+    assert s.world.runs[s.run("run2")].status == "cancelling"
+    s.do("call_tool", client="C1", server="S1", transport="http", declare=True, tool="flow")
+    s.do("run_start", run=s.run("run3"))
+    s.do("run_complete", run=s.run("run3"))
+    s.task("tasks_cancel", label="run3")
+    assert s.premises["CNL-1"] == 2
+    assert s.messages["CNL-1"] == []
+
+
+def test_cnl1_fails_when_the_ack_cancels_nothing():
+    s = Story(CancelAckWithoutCancel())
+    s.running()
+    s.task("tasks_cancel")
+    (msg,) = s.messages["CNL-1"]
+    assert "r2" in msg and "alice" in msg and "run1" in msg and "running" in msg
+
+
+def test_cnl1_fails_when_a_terminal_run_gets_an_event():
+    s = Story(CancelTerminalAppends())
+    s.running()
+    s.do("run_complete", run=s.run())
+    s.task("tasks_cancel")
+    (msg,) = s.messages["CNL-1"]
+    assert "r2" in msg and "run1" in msg and "completed" in msg and "run.cancelled" in msg
+
+
+# ---- CNL-2 ----------------------------------------------------------------------------------------
+class CancelRaceCompletes(Rules):
+    """cancel-race-completes: a cancelling run may still complete."""
+
+    lifecycle_extra = ({"trigger": "complete", "source": ["cancelling"], "dest": "completed"},)
+
+
+def test_cnl2_holds_cancelling_ends_cancelled():
+    s = Story()
+    s.running()
+    s.task("tasks_cancel")
+    s.do("run_compensate", run=s.run())
+    s.do("run_finish_cancel", run=s.run())
+    assert s.world.runs[s.run()].status == "cancelled"
+    assert s.premises["CNL-2"] == 2
+    assert s.messages["CNL-2"] == []
+
+
+def test_cnl2_fails_when_a_cancelling_run_completes():
+    s = Story(CancelRaceCompletes())
+    s.running()
+    s.task("tasks_cancel")
+    s.do("run_complete", run=s.run())
+    (msg,) = s.messages["CNL-2"]
+    assert "run1" in msg and "completed" in msg and "run.cancelling" in msg
+
+
+# ---- TTL-1 ----------------------------------------------------------------------------------------
+class TtlBelowRetention(Rules):
+    """ttl-below-retention: ttlMs one tick shorter than the time to purge."""
+
+    def ttl_ms(self, world, run):
+        purge = self.purge_time(world, run)
+        return None if purge is None else (purge - run.created_at - 1) * world.params.tick_ms
+
+
+def _finished_and_read(rules=None, params=None):
+    s = Story(rules, params)
+    s.running()
+    s.do("clock_tick")
+    s.do("run_complete", run=s.run())
+    s.task("tasks_get")
+    return s
+
+
+def test_ttl1_holds_a_finite_ttl_covers_retention():
+    for p_retention in ("from-terminal", "from-creation"):
+        s = _finished_and_read(params=Params(p_retention=p_retention))
+        assert s.premises["TTL-1"] == 1
+        assert s.messages["TTL-1"] == []
+
+
+def test_ttl1_fails_when_the_ttl_is_shorter_than_retention():
+    s = _finished_and_read(TtlBelowRetention())
+    (msg,) = s.messages["TTL-1"]
+    assert "run1" in msg and "r2" in msg and "ttlMs 2000" in msg and "3000 ms" in msg
+
+
+# ---- TTL-2 ----------------------------------------------------------------------------------------
+class TtlFailsRun(Rules):
+    """ttl-fails-run: every task gets a TTL of the retention, and the run is failed when it elapses."""
+
+    def ttl_ms(self, world, run):
+        return world.params.retention * world.params.tick_ms
+
+    def on_ttl_elapsed(self, world, run):
+        if run.status == "running":
+            world.set_status(run, "fail")
+            world.append(run, {"type": "run.failed", "reason": "ttl-expired"})
+
+
+def test_ttl2_holds_time_passing_ends_no_run():
+    s = Story()
+    s.running()
+    s.do("run_complete", run=s.run())
+    s.do("clock_tick")
+    s.do("clock_tick")            # the TTL (= time to purge) elapses here
+    assert s.premises["TTL-2"] == 1
+    assert s.messages["TTL-2"] == []
+
+
+def test_ttl2_fails_when_the_ttl_fails_the_run():
+    s = Story(TtlFailsRun())
+    s.running()
+    s.do("clock_tick")
+    s.do("clock_tick")
+    assert s.premises["TTL-2"] >= 1
+    (msg,) = s.messages["TTL-2"]
+    assert "run1" in msg and "run.failed" in msg and "ttl-expired" in msg
+
+
+# ---- TTL-3 ----------------------------------------------------------------------------------------
+class PurgedTaskExpiredMessage(Rules):
+    """purged-task-expired-message: a purged id answered with its own message."""
+
+    def not_found(self, world, q, reason):
+        raw = self.decode_task_ref(world, q.task_ref or "")
+        run = world.runs.get(raw) if raw else None
+        if run is not None and run.purged:
+            return wire.error_response(q.id, wire.INVALID_PARAMS, "Task expired", None)
+        return super().not_found(world, q, reason)
+
+
+def _read_before_and_after_purge(rules=None):
+    s = Story(rules)
+    s.running()
+    s.do("run_complete", run=s.run())
+    s.task("tasks_get", client="C3")       # carol may read: resolves before purge
+    s.do("clock_tick")
+    s.do("clock_tick")
+    s.do("purge", run=s.run())
+    step = s.task("tasks_get", client="C3")
+    return s, step
+
+
+def test_ttl3_holds_purged_reads_exactly_not_found():
+    s, step = _read_before_and_after_purge()
+    assert step.emitted[0][1]["error"]["code"] == wire.INVALID_PARAMS
+    assert s.premises["TTL-3"] == 1
+    assert s.messages["TTL-3"] == []
+
+
+def test_ttl3_fails_when_a_purged_task_gets_its_own_message():
+    s, _ = _read_before_and_after_purge(PurgedTaskExpiredMessage())
+    (msg,) = s.messages["TTL-3"]
+    assert "r3" in msg and "carol" in msg and "run1" in msg and "Task expired" in msg and "Task not found" in msg
