@@ -67,7 +67,8 @@ def shrink(make_world, moves, created, props, target: str, rounds: int = 6):
                 cand = best[:i] + best[i + chunk:]
                 cand_created = best_created[:i] + best_created[i + chunk:]
                 out = run_trace(make_world, cand, props, target, cand_created)
-                if out.violation is not None:
+                # Only a strictly shorter trace is progress (a liveness failure re-adds drain steps).
+                if out.violation is not None and len(out.violation.history) < len(best):
                     steps = out.violation.history
                     best = [(s.action, s.args) for s in steps]
                     best_created = [s.created for s in steps]
