@@ -52,6 +52,16 @@ def prop(name: str, ids, kind: str, clause: str, sentence: str, premise: Callabl
     return register
 
 
+def find(name_or_id: str) -> Property:
+    """A property by its name, or the one property that checks a requirement id."""
+    if name_or_id in CATALOGUE:
+        return CATALOGUE[name_or_id]
+    found = [p for p in CATALOGUE.values() if name_or_id in p.ids]
+    if len(found) != 1:
+        raise KeyError(f"{name_or_id!r} names {len(found)} properties")
+    return found[0]
+
+
 def load_catalogue() -> dict[str, Property]:
     from . import (creation, e2e, harness, identity, liveness, notify_wire, ownership,  # noqa: F401
                    projection, tasks_ops, update)

@@ -41,7 +41,7 @@ def _liv1_premise(world, step):
         or bool(cancelled_owners(world))
 
 
-@prop("LIV-1", "LIV-1", "liveness", "RFC §G",
+@prop("every-call-answered-or-cancelled", "LIV-1", "liveness", "RFC §G",
       "Under weak fairness of host steps and eventual external events, every tools/call and MRTR retry is "
       "eventually answered or cancelled, and every run not terminal when its owner was cancelled eventually "
       "reads cancelled.", premise=_liv1_premise)

@@ -121,7 +121,7 @@ def _own1_premise(world, step):
     return False
 
 
-@prop("OWN-1", "OWN-1", "invariant", "RFC §G.12",
+@prop("ownership-as-stated", "OWN-1", "invariant", "RFC §G.12",
       "A run is owned exactly by the tools/call that created it or the verified MRTR retry that continues "
       "it, from receipt until the whole final response is sent; nothing else owns it, and a run has at "
       "most one owner.", premise=_own1_premise)
@@ -154,7 +154,7 @@ def _own2_premise(world, step):
     return bool(_owner_accepts(world, step))
 
 
-@prop("OWN-2", "OWN-2", "trace", "RFC §G.12",
+@prop("owner-cancel-cancels-run", "OWN-2", "trace", "RFC §G.12",
       "When the request that owns a non-terminal run is cancelled, the host accepts a cancel of that run as "
       "cancelRun would (reason mcp-request-cancelled unless a cancel was in progress, same cascade), and the "
       "run then starts no node or work effect and neither completes nor fails.", premise=_own2_premise)
@@ -255,7 +255,7 @@ def _names_run(world, ref: str, rid: str) -> bool:
     return world.rules.task_id(world, world.runs[rid]) == ref   # a variant's own task-id space
 
 
-@prop("OWN-3", "OWN-3", "trace", "RFC §G.13",
+@prop("sent-response-detaches-run", "OWN-3", "trace", "RFC §G.13",
       "Once the whole response to a request was sent, no disconnect or cancellation of that request changes "
       "any run; a run's cancel is accepted only through tasks/cancel, cancelRun, a parent's cascade, or the "
       "cancellation of the request that owned it at that moment.", premise=_own3_premise)
@@ -303,7 +303,7 @@ def _own4_premise(world, step):
     return bool(owned) and any(rid not in allowed and pre not in TERMINAL for rid, pre in step.pre_status.items())
 
 
-@prop("OWN-4", "OWN-4", "step", "RFC title, §G.12",
+@prop("cancel-reaches-owned-run-only", "OWN-4", "step", "RFC title, §G.12",
       "Cancelling a request cancels only the run it owned and the runs that run's cancelRun cascades to; "
       "never another request's, caller's or tenant's run.", premise=_own4_premise)
 def own4_cancellation_stays_in_cascade(world, step):
@@ -328,7 +328,7 @@ def _g3_premise(world, step):
     return any(_accepted_here(world, step, rid) for _, _, rid in _owner_accepts(world, step))
 
 
-@prop("OWN-G3", "OWN-G3", "gap", "RFC §Security (gap G3)",
+@prop("no-effect-after-owner-cancel", "OWN-G3", "gap", "RFC §Security (gap G3)",
       "Nothing promises that no external effect happens after the owner's cancellation was accepted: "
       "compensation and an attempt in flight may act afterwards.", premise=_g3_premise)
 def own_g3_effect_after_owner_cancel(world, step):

@@ -80,7 +80,7 @@ def _get1_premise(world, step):
     return msg is not None and "result" in msg
 
 
-@prop("GET-1", "GET-1", "step", "RFC §F.9",
+@prop("get-appends-nothing", "GET-1", "step", "RFC §F.9",
       "The tasks/get step itself appends no event to any run's log and changes no run's status.",
       premise=_get1_premise)
 def get1_read_changes_nothing(world, step):
@@ -113,7 +113,7 @@ def _cnl1_premise(world, step):
     return _cancel_subject(world, step)[1] is not None
 
 
-@prop("CNL-1", "CNL-1", "step", "RFC §F.10",
+@prop("cancel-acknowledged-as-cancelrun", "CNL-1", "step", "RFC §F.10",
       "An authorized declaring tasks/cancel on a readable task is answered with the empty result; on a "
       "non-terminal run it is accepted as cancelRun accepts it (with the cascade); on a terminal run nothing "
       "is appended.", premise=_cnl1_premise)
@@ -171,7 +171,7 @@ def _cnl2_premise(world, step):
     return False
 
 
-@prop("CNL-2", "CNL-2", "invariant", "runs.md (cancelRun)",
+@prop("accepted-cancel-ends-cancelled", "CNL-2", "invariant", "runs.md (cancelRun)",
       "Once a cancel is accepted the run goes cancelling -> cancelled and completes no other way.",
       premise=_cnl2_premise)
 def cnl2_cancelling_only_to_cancelled(world, step):
@@ -235,7 +235,7 @@ def _ttl1_premise(world, step):
     return any(t.get("ttlMs") is not None for _, t in emitted_tasks(step))
 
 
-@prop("TTL-1", "TTL-1", "step", "RFC §F.11, map mcp.tasks.fields",
+@prop("ttl-covers-retention", "TTL-1", "step", "RFC §F.11, map mcp.tasks.fields",
       "At every emission of a task, ttlMs is null or createdAt + ttlMs is not earlier than the run's purge "
       "time (P-RETENTION).", premise=_ttl1_premise)
 def ttl1_ttl_covers_retention(world, step):
@@ -297,7 +297,7 @@ def _mentions_ttl(e: dict) -> bool:
     return "ttl" in text or "expire" in text
 
 
-@prop("TTL-2", "TTL-2", "step", "RFC §F.11",
+@prop("ttl-never-ends-run", "TTL-2", "step", "RFC §F.11",
       "No run is failed or cancelled because a task's TTL elapsed: the TTL describes the handle, not the work.",
       premise=_ttl2_premise)
 def ttl2_ttl_ends_no_run(world, step):
@@ -353,7 +353,7 @@ def _ttl3_premise(world, step):
     return run is not None and run.purged
 
 
-@prop("TTL-3", "TTL-3", "step", "RFC §F.11, §C.6",
+@prop("purged-reads-as-not-found", "TTL-3", "step", "RFC §F.11, §C.6",
       "For a caller who can read the run, tasks/get resolves before purge and after purge gets exactly the "
       "answer a nonexistent id gets.", premise=_ttl3_premise)
 def ttl3_purged_reads_not_found(world, step):

@@ -137,7 +137,7 @@ def _upd1_premise(world, step):
     return any(_resolved_before(world, step, n) for a in answers(world, step) for n in a["names"])
 
 
-@prop("UPD-1", "UPD-1", "step", "RFC §E.7",
+@prop("interrupt-resolved-at-most-once", "UPD-1", "step", "RFC §E.7",
       "At most one interrupt.resolved per interruptId, however many tasks/update, MRTR retries and REST "
       "resolves answer it, in any interleaving.", premise=_upd1_premise)
 def upd1_resolved_at_most_once(world, step):
@@ -172,7 +172,7 @@ def _upd2_premise(world, step):
     return False
 
 
-@prop("UPD-2", "UPD-2", "step", "RFC §E.7, interrupt.md",
+@prop("unopen-or-ineligible-resolves-nothing", "UPD-2", "step", "RFC §E.7, interrupt.md",
       "A resolution answers an interrupt its run issued and still had open, through an answer naming it, by "
       "an eligible approver; a never-issued, answered or closed key, or an ineligible resolver, resolves "
       "nothing.", premise=_upd2_premise)
@@ -249,7 +249,7 @@ def _upd3_premise(world, step):
     return run is not None
 
 
-@prop("UPD-3", "UPD-3", "step", "ext-tasks §Task Update Requests",
+@prop("update-acknowledged-empty", "UPD-3", "step", "ext-tasks §Task Update Requests",
       "A declaring tasks/update on a task the caller can read is answered with the empty result whatever it "
       "resolved; an ineligible approver gets that or -32602 as P-APPROVER / P-UNAUTHORIZED say.",
       premise=_upd3_premise)
@@ -288,7 +288,7 @@ def _upd4_premise(world, step):
     return any(e.get("via") in CLIENT_VIAS for _, e in _resolutions(step))
 
 
-@prop("UPD-4", "UPD-4", "step", "map mcp.mrtr",
+@prop("responses-resume-never-cancel", "UPD-4", "step", "map mcp.mrtr",
       "accept resumes the interrupt with its content, decline takes the decline path, cancel resolves it as "
       "cancelled; the recorded resolution is the answer given, and none of them cancels the run.",
       premise=_upd4_premise)
@@ -345,7 +345,7 @@ def _rpl1_premise(world, step):
     return False
 
 
-@prop("RPL-1", "RPL-1", "trace", "RFC §E.8, replay.md",
+@prop("replay-reissues-nothing", "RPL-1", "trace", "RFC §E.8, replay.md",
       "A fork or replay copies recorded history verbatim (resolver, action, approvers never re-decided) and "
       "raises no new interrupt.requested or interrupt.resolved for an interrupt its source recorded.",
       premise=_rpl1_premise)

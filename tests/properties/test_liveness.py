@@ -9,10 +9,10 @@ from model.fairness import drain
 from model.rules import Rules
 from model.world import World
 from properties import liveness, ownership, tasks_ops, update  # noqa: F401  (registers the properties)
-from properties.base import CATALOGUE
+from properties.base import CATALOGUE, find
 
 ACTIONS = load_all()
-LIV = CATALOGUE["LIV-1"]
+LIV = find("LIV-1")
 MINE = [p for p in CATALOGUE.values() if p.area in ("update", "tasks_ops", "ownership", "liveness")]
 
 
@@ -109,7 +109,7 @@ def test_random_baseline_walks_break_none_of_these_properties():
                 if p.kind == "liveness":
                     continue
                 if p.premise(w, step):
-                    premised.add(p.name)
+                    premised.update(p.ids)
                 msg = p.check(w, step)
                 assert msg is None or not p.asserted, f"seed {seed}, step {step.index} ({step.action}): {p.name}: {msg}"
 
@@ -141,7 +141,7 @@ def test_the_scenario_stories_replay_on_the_baseline_and_reach_their_premises():
                     if p.kind == "liveness":
                         continue
                     if p.premise(w, step):
-                        premised.add(p.name)
+                        premised.update(p.ids)
                     msg = p.check(w, step)
                     assert msg is None or not p.asserted, f"{name}: {p.name}: {msg}"
             w.facts["drain_quiesced"] = drain(w, 200)

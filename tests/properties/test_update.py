@@ -7,7 +7,7 @@ from model.params import Params
 from model.rules import Rules
 from model.world import World
 from properties import update  # noqa: F401  (registers the properties)
-from properties.base import CATALOGUE
+from properties.base import find
 
 load_all()
 NAMES = ("UPD-1", "UPD-2", "UPD-3", "UPD-4", "RPL-1")
@@ -18,7 +18,8 @@ class Story:
 
     def __init__(self, rules=None, params=None, names=NAMES):
         self.world = World(params, rules)
-        self.props = [CATALOGUE[n] for n in names]
+        self.props = [find(n) for n in names]
+        self.key = {p.name: n for n, p in zip(names, self.props)}
         self.messages = {n: [] for n in names}
         self.premises = {n: 0 for n in names}
 
@@ -29,10 +30,10 @@ class Story:
         step = w.apply(action, args)
         for p in self.props:
             if p.premise(w, step):
-                self.premises[p.name] += 1
+                self.premises[self.key[p.name]] += 1
             msg = p.check(w, step)
             if msg:
-                self.messages[p.name].append(msg)
+                self.messages[self.key[p.name]].append(msg)
         return step
 
     def run(self, label="run1"):
