@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from model.world import ModelError
+from properties.base import find
 
 from .machine import Observations, Violation, check_liveness, check_step
 
@@ -28,6 +29,8 @@ def _substitute(args: dict, mapping: dict) -> dict:
 def run_trace(make_world, moves, props, target: str | None = None, created=None, liveness=True) -> Outcome:
     """Replay `moves`, checking `props` after each step; stop at the first violation of `target`
     (or of any asserted property when target is None)."""
+    if target and target not in {p.name for p in props}:
+        target = find(target).name          # a requirement id checked by one property
     world = make_world()
     asserted = {target} if target else {p.name for p in props if p.asserted}
     obs = Observations()
