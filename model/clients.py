@@ -59,9 +59,10 @@ def new_request(world, client: str, server: str, transport: str, method: str, *,
 def _call_moves(world):
     if not _budget(world):
         return []
-    return Union(Product([("transport", _transports(world, c, s)), ("declare", [True, False]), ("tool", TOOLS)],
-                         extra=dict(client=c, server=s))
-                 for c in world.params.clients for s, _ in world.params.servers)
+    return world.memo("call_tool", frozenset(world.stdio_open), lambda: Union(
+        Product([("transport", _transports(world, c, s)), ("declare", [True, False]), ("tool", TOOLS)],
+                extra=dict(client=c, server=s))
+        for c in world.params.clients for s, _ in world.params.servers))
 
 
 @action("client", _call_moves, lambda w, a: (
@@ -120,15 +121,15 @@ def mrtr_retry(world, client, answers, response, declare):
 
 # ---- tasks/* -------------------------------------------------------------------------------------
 FABRICATED = ("acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued", "t-42")
+def _refs_key(world):
+    """What the task references depend on: the runs (ids never change) and which fabricated ids
+    were already sent."""
+    return len(world.runs), sum(q.task_ref in FABRICATED for q in world.requests.values())
+
+
 def task_refs(world, server: str | None = None) -> list[tuple[str, str]]:
     """Task ids a client may send: every run's projected and %2F forms, plus fabricated ones."""
-    key = (len(world.history), server)
-    cached = world.facts.get("_task_refs")
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    refs = _task_refs(world, server)
-    world.facts["_task_refs"] = (key, refs)
-    return refs
+    return world.memo(f"task_refs:{server}", _refs_key(world), lambda: _task_refs(world, server))
 
 
 def _task_refs(world, server):
@@ -157,14 +158,10 @@ def _task_moves(world, extra=None):
     """Every (client, task reference) with every flag combination; stdio only where it is open."""
     if not _budget(world):
         return []
-    if extra is None:      # tasks/get and tasks/cancel share their moves: build them once a step
-        cached = world.facts.get("_task_moves")
-        if cached is not None and cached[0] == len(world.history):
-            return cached[1]
-        moves = _build_task_moves(world, None)
-        world.facts["_task_moves"] = (len(world.history), moves)
-        return moves
-    return _build_task_moves(world, extra)
+    key = (_refs_key(world), frozenset(world.stdio_open), len(world.interrupts))
+    if extra is None:      # tasks/get and tasks/cancel share their moves
+        return world.memo("task_moves", key, lambda: _build_task_moves(world, None))
+    return world.memo("task_moves:update", key, lambda: _build_task_moves(world, extra))
 
 
 def _build_task_moves(world, extra):

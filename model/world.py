@@ -47,6 +47,8 @@ class World:
         self.history: list[Step] = []
         self.step: Step | None = None
         self.facts: dict = {}    # derived facts properties keep between steps (by property id)
+        self._labels: dict[str, str] = {}   # ids never change meaning, so their labels are cached
+        self._memo: dict[str, tuple] = {}
         self.harness = None      # the client harness, when composed (model.harness)
         if harness or harness_rules is not None:
             from .harness import Harness
@@ -97,6 +99,14 @@ class World:
 
     def label(self, some_id: str) -> str:
         """The short story name of a run, interrupt or task reference (the id itself otherwise)."""
+        got = self._labels.get(some_id)
+        if got is not None:
+            return got
+        got = self._label(some_id)
+        self._labels[some_id] = got
+        return got
+
+    def _label(self, some_id: str) -> str:
         if some_id in self.runs:
             return self.runs[some_id].label
         if some_id in self.interrupts:
@@ -108,6 +118,16 @@ class World:
             if some_id == tid.replace("~2F", "%2F"):
                 return f"task of {r.label} (%2F form)"
         return some_id
+
+    def memo(self, name: str, key, build):
+        """A value that depends only on `key` (a summary of the state it reads), rebuilt when it changes.
+        Enabled-move lists of the clients change rarely; this keeps the explorer fast."""
+        got = self._memo.get(name)
+        if got is not None and got[0] == key:
+            return got[1]
+        value = build()
+        self._memo[name] = (key, value)
+        return value
 
     def last_request(self) -> str:
         return f"r{len(self.requests)}"

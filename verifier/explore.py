@@ -15,7 +15,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from model.world import World
 from properties.base import load_catalogue
 
-from .machine import Observations, Violation, check_liveness, check_step, make_machine
+from .machine import STEPS_PER_DRAW, Observations, Violation, check_liveness, check_step, make_machine
 from .replay import run_trace, shrink
 
 
@@ -128,7 +128,8 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
         chunk += 1
         try:
             run_state_machine_as_test(machine, settings=settings(
-                max_examples=examples_per_chunk, stateful_step_count=step_count, deadline=None, database=None,
+                max_examples=examples_per_chunk, stateful_step_count=max(1, step_count // STEPS_PER_DRAW),
+                deadline=None, database=None,
                 report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
                 phases=[Phase.generate], print_blob=False))
         except Violation:

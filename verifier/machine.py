@@ -17,6 +17,9 @@ from model.actions import load_all
 from model.fairness import drain
 
 
+STEPS_PER_DRAW = 4
+
+
 class Violation(AssertionError):
     def __init__(self, prop, message, history):
         super().__init__(f"{prop.name} ({', '.join(prop.ids)}): {message}")
@@ -118,11 +121,16 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
         self.swarm = swarm
 
     @precondition(lambda self: bool(self.enabled()))
-    @rule(choice=st.integers(0, (1 << 32) - 1))
+    @rule(choice=st.integers(0, (1 << (32 * STEPS_PER_DRAW)) - 1))
     def act(self, choice):
-        """One draw picks the action (low half) and its move (high half)."""
-        enabled = self.enabled()
-        self.take(enabled[(choice & 0xFFFF) % len(enabled)], choice >> 16)
+        """One draw decides STEPS_PER_DRAW steps: 32 bits each, the low half picks the action and the
+        high half its move (Hypothesis's per-draw bookkeeping costs more than a model step)."""
+        for _ in range(STEPS_PER_DRAW):
+            enabled = self.enabled()
+            if not enabled:
+                return
+            self.take(enabled[(choice & 0xFFFF) % len(enabled)], (choice >> 16) & 0xFFFF)
+            choice >>= 32
 
     def enabled(self):
         if self._enabled is None:
