@@ -130,6 +130,8 @@ def cmd_check(args) -> int:
     if args.budget <= 0 or args.steps <= 0:
         raise UsageError("taskmodel: --budget and --steps must be positive")
     con = Console(stderr=args.json)
+    if not con.is_terminal:
+        con = Console(stderr=args.json, width=200)    # logs and CI: do not fold the table to 80 columns
     results = []
     if args.engine in ("hypothesis", "all"):
         from .explore import explore
