@@ -41,6 +41,8 @@ def receive(world, q) -> None:
         return send(world, q, wire.result_response(q.id, R.discover_result(world, q.server)))
     if not R.method_supported(world, q.method):
         return send(world, q, wire.error_response(q.id, wire.METHOD_NOT_FOUND, "Method not found"))
+    if q.method in ("tasks/list", "tasks/result"):     # still served: only where a variant says so
+        return send(world, q, wire.result_response(q.id, R.removed_method_result(world, q)))
     if q.method == "subscriptions/listen":
         return _receive_listen(world, q)
     # tasks/get, tasks/update, tasks/cancel: capability before lookup (NEG-2), header before both.
