@@ -1,0 +1,242 @@
+"""The Z3 engine: the encoding checked against the executable model, BMC counterexamples that replay,
+k-induction proofs of the baseline, and honest verdicts.
+
+The default run stays well under two minutes on two cores; the full 1,000-trace solver cross-check
+is behind `@pytest.mark.slow`.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+import z3
+
+from model.rules import Rules
+from model.world import World
+from verifier.z3 import Z3_PARAMS, Z3Verdict, check, default_ids
+from verifier.z3 import induction as I
+from verifier.z3.bmc import _judge, bmc, catalogue_props, replay
+from verifier.z3.concrete import abstract, encode_args
+from verifier.z3.crosscheck import PathChecker, concrete_step_ok, guards_exact, random_walk
+from verifier.z3.encoding import Encoding, UnsupportedVariant
+from verifier.z3.properties import NOT_ENCODED, PROPS, safety_ids
+from verifier.z3.variants import REFERENCE, Z3_RULE_TABLE, make_rules, supported_variants
+
+LARGER = Z3_PARAMS.with_(max_requests=5, max_runs=4, max_time=5, max_effects=3)
+
+
+@pytest.fixture(scope="module")
+def enc():
+    return Encoding()
+
+
+# ---- cross-check 1: random traces of the executable model are steps of the encoding -------------------------
+
+def test_thousand_random_traces_are_accepted(enc):
+    """1,000 seeded random walks (800 at the stated size, 200 at a larger one, where grandchildren,
+    several interrupts and more requests occur) of the executable model: every step satisfies the
+    encoding's transition relation, field by field."""
+    larger = Encoding(LARGER)
+    steps = 0
+    for seed in range(1000):
+        e = enc if seed < 800 else larger
+        r = random_walk(e, seed, length=18, weighted=seed % 3 != 0)
+        assert r.mismatch is None, r.mismatch
+        steps += len(r.records)
+    assert steps > 10_000
+
+
+def test_parameters_and_variants_traces_are_accepted():
+    """The P-... parameters the encoding supports, and every supported variant, under their own rules."""
+    for p in (LARGER.with_(p_stdio_eof="nothing", p_unauthorized="error", p_approver="error"),
+              LARGER.with_(p_retention="from-creation", p_elicit="each-get")):
+        e = Encoding(p)
+        for seed in range(30):
+            r = random_walk(e, seed, length=30)
+            assert r.mismatch is None, r.mismatch
+    for name, (cls, _) in supported_variants().items():
+        rules = make_rules(cls)
+        e = Encoding(cls.make_params(Z3_PARAMS), rules)
+        for seed in range(15):
+            r = random_walk(e, seed, length=25)
+            assert r.mismatch is None, f"{name}: {r.mismatch}"
+
+
+def test_the_z3_formula_accepts_traces(enc):
+    """The symbolic relation itself (not only its definition run on values) accepts concrete traces,
+    asserted as constrained paths."""
+    checker = PathChecker(enc, depth=8)
+    for seed in range(40):
+        r = random_walk(enc, 5000 + seed, length=8)
+        assert checker.accepts(r.records), f"seed {5000 + seed}: the solver refused a trace of the model"
+
+
+def test_the_z3_formula_refuses_a_wrong_successor(enc):
+    checker = PathChecker(enc, depth=3)
+    r = random_walk(enc, 7, length=3)
+    bad = list(r.records)
+    post = dict(bad[-1].post)
+    post[("clock",)] = post[("clock",)] + 1
+    bad[-1] = type(bad[-1])(bad[-1].pre, bad[-1].action, bad[-1].args, bad[-1].A, post)
+    assert not checker.accepts(bad)
+
+
+@pytest.mark.slow
+def test_thousand_traces_accepted_by_the_solver(enc):
+    checker = PathChecker(enc, depth=10)
+    for seed in range(1000):
+        r = random_walk(enc, 10_000 + seed, length=10)
+        assert checker.accepts(r.records), f"seed {10_000 + seed}"
+
+
+def test_guards_allow_exactly_the_models_moves(enc):
+    """In sampled states the argument choices the encoding's guards allow decode to exactly the
+    executable model's moves: a Z3 path takes no step the model refuses, and misses none."""
+    for seed in range(4):
+        r = random_walk(enc, 300 + seed, length=10)
+        world = World(enc.params, enc.rules)
+        for rec in r.records:
+            world.apply(rec.action, rec.args)
+        assert guards_exact(enc, world) == []
+
+
+def test_every_executable_action_has_a_case(enc):
+    from verifier.z3.encoding import executable_actions
+    table = executable_actions()
+    assert {a for a, x in table.items() if x.actor != "harness"} <= set(enc.actions)
+
+
+# ---- the property formulas agree with the catalogue ---------------------------------------------------------
+
+def test_property_formulas_hold_on_baseline_traces(enc):
+    for seed in range(60):
+        r = random_walk(enc, 700 + seed, length=20)
+        for rec in r.records:
+            for rid, zp in PROPS.items():
+                assert zp.formula(enc, rec.pre, enc.index[rec.action], rec.A, rec.post) is True, (rid, seed, rec.action)
+
+
+def test_every_host_safety_id_is_encoded_or_says_why():
+    for rid in safety_ids():
+        assert rid in PROPS or rid in NOT_ENCODED, rid
+    assert set(NOT_ENCODED).isdisjoint(PROPS)
+
+
+# ---- BMC: counterexamples replay and break the same id --------------------------------------------------------
+
+QUICK = [("detach-on-disconnect", "OWN-2", 2), ("get-appends-read-event", "GET-1", 2),
+         ("id-as-credential", "ISO-1", 2), ("task-to-non-declaring", "NEG-1", 2),
+         ("ownership-ends-at-first-event", "OWN-1", 2), ("read-only-caller-cancels", "AUTH-1", 2),
+         ("paused-projects-cancelled", "PRJ-3", 4)]
+
+
+@pytest.mark.parametrize("name,rid,length", QUICK)
+def test_bmc_counterexample_replays_and_breaks_the_id(name, rid, length):
+    cls, _ = supported_variants()[name]
+    e = Encoding(cls.make_params(Z3_PARAMS), make_rules(cls))
+    found = bmc(e, [rid], length + 1, time.time() + 60, name)[rid]
+    assert found.verdict == "refuted", found.message
+    assert found.depth == length
+    # the steps replay in a fresh model with every move checked, and the catalogue's property of the
+    # same id fails on them
+    world = World(e.params, e.rules)
+    props = catalogue_props()
+    failed = set()
+    for action, args in found.steps:
+        step = world.apply(action, args, check=True)
+        for p in props:
+            if p.asserted and p.check(world, step):
+                failed.update(p.ids)
+    assert rid in failed
+
+
+def test_a_counterexample_that_does_not_replay_is_a_tool_error():
+    """A Z3 trace found on one rule set replayed against other rules is reported loudly."""
+    cls, _ = supported_variants()["detach-on-disconnect"]
+    e = Encoding(cls.make_params(Z3_PARAMS), make_rules(cls))
+    from verifier.z3.bmc import Unrolling, make_solver
+    path = Unrolling(e, tag="t")
+    for _ in range(2):
+        path.extend()
+    s = make_solver(60)
+    s.add(*path.trans)
+    s.add(z3.Not(path.holds_at(PROPS["OWN-2"], 2)))
+    assert s.check() == z3.sat
+    decoded, zstates = path.decode(s.model())
+    wrong = Encoding()                     # the baseline: the owner's cancel does cancel the run
+    v = _judge(wrong, "OWN-2", 2, decoded, zstates, 0.0, "detach-on-disconnect", catalogue_props())
+    assert v.verdict == "tool-error"
+    assert "does not replay" in v.message and "step 2" in v.message
+
+
+def test_replay_names_a_move_the_model_refuses(enc):
+    bogus = [("answer", {f: 0 for f in ("client", "server", "transport", "tool", "req", "run", "intr", "kind",
+                                         "resp", "ref_run", "ref_form", "key", "subject", "method")}
+              | {"declare": False, "form": False, "header": True})]
+    rep = replay(enc, bogus)
+    assert not rep.ok and rep.diverged_at == 1
+
+
+# ---- k-induction -------------------------------------------------------------------------------------------
+
+def test_baseline_safety_ids_proved_by_k_induction():
+    t0 = time.time()
+    verdicts = check(depth=2, timeout=110)
+    by = {v.ids[0]: v for v in verdicts}
+    assert set(by) == set(default_ids())
+    for rid in PROPS:
+        assert by[rid].verdict == "proved", (rid, by[rid].message)
+        assert by[rid].k == 1
+    for rid in NOT_ENCODED:
+        assert by[rid].verdict == "undetermined" and by[rid].message.startswith("not encoded")
+    assert time.time() - t0 < 110
+
+
+def test_invariants_are_proved_on_the_baseline(enc):
+    rep = I.invariants_proved(enc, time.time() + 60)
+    assert rep.ok, rep.failures
+    assert set(rep.proved) == {i.name for i in I.INVARIANTS}
+
+
+def test_a_counterexample_to_induction_reads_as_two_states(enc, monkeypatch):
+    """Without the strengthening invariants OWN-1 is not inductive: the report shows the state before,
+    the action and the state after, in the model's words."""
+    monkeypatch.setattr(I, "INVARIANTS", [])
+    monkeypatch.setattr(I, "_CACHE", {})
+    v = I.prove(enc, ["OWN-1"], time.time() + 60, kmax=1)["OWN-1"]
+    assert v.verdict == "undetermined"
+    text = v.message
+    assert "before:" in text and "action:" in text and "after:" in text
+    assert "r1:" in text or "run1:" in text
+    assert "(declare" not in text and "ExprRef" not in text
+
+
+# ---- verdicts and the contract --------------------------------------------------------------------------------
+
+def test_not_encoded_ids_are_undetermined_never_holding():
+    v, = check(ids=["ID-1"], timeout=5)
+    assert v.verdict == "undetermined" and not v.holds
+
+
+def test_a_variant_the_encoding_cannot_describe_is_undetermined():
+    class ContentAndBehaviour(Rules):
+        name = "no-flags"
+
+        def tool_result(self, world, run):          # a rule the encoding reads, overridden without a flag
+            return super().tool_result(world, run)
+    v, = check(ContentAndBehaviour(), ids=["NTF-2"], timeout=5)
+    assert v.verdict == "undetermined" and "z3_flags" in v.message
+    with pytest.raises(UnsupportedVariant):
+        Encoding(Z3_PARAMS, ContentAndBehaviour())
+
+
+def test_rule_table_rows_have_reference_implementations():
+    assert set(Z3_RULE_TABLE) == set(REFERENCE)
+    for name, cls in REFERENCE.items():
+        Encoding(cls.make_params(Z3_PARAMS), cls())     # every reference flag set is accepted
+
+
+def test_verdict_is_plain_data():
+    v = Z3Verdict(("OWN-2",), "refuted", 2, None, 1.5, [("disconnect", {"request": "r1"})], "m")
+    d = v.as_dict()
+    assert d["ids"] == ["OWN-2"] and d["steps"] == [["disconnect", {"request": "r1"}]]

@@ -1,0 +1,104 @@
+"""The Z3 engine: bounded model checking and k-induction over an encoding of the model's transition
+relation, with every counterexample replayed in the executable model (docs/z3.md).
+
+    from verifier.z3 import check
+    verdicts = check()                                   # the baseline, every host safety id
+    verdicts = check(rules=SomeVariant(), depth=8, timeout=60, ids=["OWN-2"])
+
+`check` returns one `Z3Verdict` per requirement id: `proved` (k-induction, with k), `proved-bounded`
+(no counterexample within `depth` steps), `refuted` (with the replayed steps), `undetermined`
+(timeout, unknown, not encoded, a variant the encoding cannot describe) or `tool-error` (a Z3
+counterexample that does not replay, reported with the diverging step). Only `proved` holds for all
+depths; `proved-bounded` and `undetermined` never count as holding.
+"""
+from __future__ import annotations
+
+import time
+
+from .bmc import Z3Verdict, bmc
+from .encoding import Z3_PARAMS, Encoding, UnsupportedVariant
+from .properties import ENCODED_TRACE_IDS, NOT_ENCODED, PROPS, safety_ids
+
+__all__ = ["check", "Z3Verdict", "Z3_PARAMS", "default_ids", "instance_for"]
+
+DEFAULT_DEPTH = 6
+DEFAULT_TIMEOUT = 120.0
+
+
+def default_ids() -> list[str]:
+    """The host safety ids, plus the trace ids whose step part is encoded (OWN-2, OWN-3)."""
+    ids = safety_ids()
+    return ids + [r for r in ENCODED_TRACE_IDS if r not in ids]
+
+
+def instance_for(rules=None, params=None):
+    """(params, rules) of the Z3 instance: the stated size (Z3_PARAMS) with the variant's own
+    parameter changes, and its rules with their z3_flags (or the rule-flag table's row)."""
+    from .variants import make_rules
+    base = params if params is not None else Z3_PARAMS
+    if rules is None:
+        return base, None
+    if isinstance(rules, type):
+        cls = rules
+        rules = make_rules(cls)
+    else:
+        cls = type(rules)
+        if getattr(rules, "z3_flags", None) is None:
+            from .variants import flags_for
+            rules.z3_flags = flags_for(rules)
+    if params is None and hasattr(cls, "make_params"):
+        base = cls.make_params(Z3_PARAMS)
+    return base, rules
+
+
+def check(rules=None, params=None, depth: int = DEFAULT_DEPTH, timeout: float = DEFAULT_TIMEOUT,
+          ids=None, induction: bool = True, progress=None) -> list[Z3Verdict]:
+    """Z3 verdicts for `ids` (default: every host safety id and OWN-2, OWN-3) on `rules`.
+
+    rules:   None for the baseline, a Rules/Amendment instance or class (its `z3_flags`, or the row
+             of `verifier.z3.variants.Z3_RULE_TABLE` for its name, describes its rule changes).
+    params:  the instance; default `Z3_PARAMS` with the variant's own parameter changes.
+    depth:   BMC searches counterexamples of 1..depth steps.
+    timeout: wall-clock seconds for the whole check (k-induction, then BMC for what it did not prove).
+    induction: try k-induction first (only `proved` means for all depths); BMC then searches
+             counterexamples for the ids it did not prove.
+    """
+    from .induction import prove
+    start = time.time()
+    deadline = start + timeout
+    wanted = list(ids) if ids is not None else default_ids()
+    variant = getattr(rules, "name", None) or (rules.__name__ if isinstance(rules, type) else None) or "baseline"
+    if rules is not None and getattr(rules, "name", "") == "baseline":
+        variant = "baseline"
+    out: dict[str, Z3Verdict] = {}
+    for rid in wanted:
+        if rid not in PROPS:
+            reason = NOT_ENCODED.get(rid, "no Z3 formula for this id (only the host safety ids are encoded)")
+            out[rid] = Z3Verdict((rid,), "undetermined", message=f"not encoded: {reason}", variant=variant)
+    encoded = [r for r in wanted if r in PROPS]
+    if encoded:
+        try:
+            p, r = instance_for(rules, params)
+            enc = Encoding(p, r)
+        except UnsupportedVariant as e:
+            for rid in encoded:
+                out[rid] = Z3Verdict((rid,), "undetermined", message=f"variant not encoded: {e}", variant=variant)
+            encoded = []
+    if encoded:
+        todo = list(encoded)
+        notes: dict[str, str] = {}
+        if induction:
+            proofs = prove(enc, todo, deadline, variant)
+            for rid, v in proofs.items():
+                if v.verdict == "proved":
+                    out[rid] = v
+                else:
+                    notes[rid] = v.message
+            todo = [rid for rid in todo if rid not in out]
+        if todo:
+            found = bmc(enc, todo, depth, deadline, variant, on_depth=progress)
+            for rid, v in found.items():
+                if rid in notes and v.verdict in ("proved-bounded", "undetermined"):
+                    v.message = f"{v.message}; {notes[rid]}"
+                out[rid] = v
+    return [out[rid] for rid in wanted]

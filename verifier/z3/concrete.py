@@ -1,0 +1,282 @@
+"""Between the executable model and the encoding: the abstraction of a `World` to an encoded state,
+and the codec between a step's `(action, args)` and the encoding's bounded argument choices.
+
+`abstract(world, enc)` is the function the soundness argument of docs/z3.md is about: every
+concrete step `w -> w'` taken with `(action, args)` must satisfy
+`enc.step(abstract(w), action, encode_args(w, action, args))` landing on `abstract(w')`.
+"""
+from __future__ import annotations
+
+from model.lifecycle import REQUEST_PHASES, RUN_STATUSES
+
+from . import encoding as E
+from .encoding import Args, Encoding
+
+
+class AbstractionError(Exception):
+    """A concrete state the encoding cannot represent (more slots than the instance has, ...)."""
+
+
+def _slot(ids: list, some_id, what: str) -> int:
+    if some_id is None:
+        return -1
+    try:
+        return ids.index(some_id)
+    except ValueError:
+        raise AbstractionError(f"{what} {some_id!r} is unknown") from None
+
+
+def _ref(world, ref: str) -> tuple[int, int]:
+    """A task reference as (run slot, form): form 0 the projected id, 1 the %2F form; a fabricated
+    reference has run slot -1 and form 0 (not issued) or 1 (t-42)."""
+    if ref in E.FAB_REFS:
+        return -1, E.FAB_REFS.index(ref)
+    for k, r in enumerate(world.runs.values()):
+        tid = world.rules.task_id(world, r)
+        if ref == tid:
+            return k, 0
+        if "~2F" in tid and ref == tid.replace("~2F", "%2F"):
+            return k, 1
+    raise AbstractionError(f"task reference {ref!r} names no run and is not a fabricated one")
+
+
+def _resp(q) -> tuple[int, int]:
+    m = q.response
+    if m is None:
+        return E.RESP["none"], -1
+    if "error" in m:
+        code, msg = m["error"]["code"], m["error"]["message"]
+        kind = {-32021: "missing-capability", -32020: "header-mismatch", -32601: "method-not-found"}.get(code)
+        if kind is None and code == -32602:
+            kind = {"Task not found": "not-found", "Invalid arguments": "invalid-args"}.get(msg, "invalid-request-state")
+        return E.RESP[kind or "other"], -1
+    r = m["result"]
+    rt = r.get("resultType")
+    if rt == "task":
+        return E.RESP["create-task"], E.TS[r["status"]]
+    if rt == "input_required":
+        return E.RESP["input-required"], -1
+    if "isError" in r and "content" in r:
+        return E.RESP["call-error" if r["isError"] else "call-ok"], -1
+    if "taskId" in r:
+        return E.RESP["get"], E.TS[r["status"]]
+    if "capabilities" in r:
+        return E.RESP["discover"], -1
+    if set(r) <= {"resultType", "_meta"}:
+        return E.RESP["ack"], -1
+    return E.RESP["other"], -1
+
+
+def abstract(world, enc: Encoding) -> dict:
+    """The encoded state of a concrete `World` (abstraction function)."""
+    Z = enc.sizes
+    P = world.params
+    s = enc.initial()
+    runs = list(world.runs)
+    ints = list(world.interrupts)
+    reqs = list(world.requests)
+    if len(runs) > Z.runs or len(ints) > Z.interrupts or len(reqs) > Z.requests:
+        raise AbstractionError(f"{len(runs)} runs, {len(ints)} interrupts, {len(reqs)} requests exceed the "
+                               f"instance ({Z.runs}, {Z.interrupts}, {Z.requests})")
+    subjects = [x.name for x in P.subjects]
+    s[("n_runs",)], s[("n_ints",)], s[("n_reqs",)] = len(runs), len(ints), len(reqs)
+    s[("clock",)], s[("effects",)] = world.clock, world.effects
+    for c, cname in enumerate(P.clients):
+        for v, (sname, _) in enumerate(P.servers):
+            s[("stdio_open", c, v)] = (cname, sname) in world.stdio_open
+    servers = [x for x, _ in P.servers]
+    for k, rid in enumerate(runs):
+        r = world.runs[rid]
+        log = r.log
+        s.update({
+            ("r_status", k): RUN_STATUSES.index(r.status), ("r_server", k): servers.index(r.server),
+            ("r_owner", k): subjects.index(r.owner), ("r_by", k): E.BY.index(r.started_by),
+            ("r_parent", k): _slot(runs, r.parent, "run"), ("r_created", k): r.created_at,
+            ("r_terminal", k): -1 if r.terminal_at is None else r.terminal_at, ("r_durable", k): r.durable,
+            ("r_purged", k): r.purged, ("r_creq", k): _slot(reqs, r.creating_request, "request"),
+            ("r_elicit", k): r.declared_elicitation, ("r_fork", k): r.fork_of is not None,
+            ("r_reason", k): E.REASONS.index(r.cancel_reason) if r.cancel_reason in E.REASONS else -1,
+            ("r_comp", k): any(e["type"] == "effect.performed" and e.get("kind") == "compensation"
+                               and not e.get("replayed") for e in log),
+            ("r_log", k): len(log),
+            ("r_restres", k): any(e["type"] == "interrupt.resolved" and e.get("via") == "rest" for e in log),
+        })
+    nres = {i: 0 for i in ints}
+    for r in world.runs.values():
+        for e in r.log:
+            if e["type"] == "interrupt.resolved" and not e.get("replayed") and e["interruptId"] in nres:
+                nres[e["interruptId"]] += 1
+    for j, iid in enumerate(ints):
+        i = world.interrupts[iid]
+        by = -1 if i.resolved_by is None else (E.EXTERNAL if i.resolved_by == "external" else subjects.index(i.resolved_by))
+        s.update({
+            ("i_run", j): _slot(runs, i.run, "run"), ("i_kind", j): E.KINDS.index(i.kind), ("i_form", j): i.form,
+            ("i_open", j): i.open, ("i_by", j): by,
+            ("i_res", j): -1 if i.resolution is None else E.RESOLUTIONS.index(i.resolution),
+            ("i_via", j): -1 if i.via is None else E.VIAS.index(i.via), ("i_nres", j): nres[iid],
+        })
+    states = {rs.request: rs for rs in world.request_states.values()}
+    for j, qid in enumerate(reqs):
+        q = world.requests[qid]
+        method = E.M[q.method]
+        params = q.message.get("params", {})
+        ref_run, ref_form, key, ans = -1, 0, -1, 0
+        if q.method in ("tasks/get", "tasks/update", "tasks/cancel"):
+            ref_run, ref_form = _ref(world, q.task_ref)
+        if q.method == "tasks/update":
+            (kid, answer), = params["inputResponses"].items()
+            key = ints.index(kid) if kid in world.interrupts else -1
+            ans = E.RESPONSES.index(answer["action"])
+        if q.method == "tools/call" and q.retry_of is not None:
+            answers = list((params.get("inputResponses") or {}).values())
+            ans = E.RESPONSES.index(answers[0]["action"]) if answers else 0
+        resp, rstat = _resp(q)
+        rs = states.get(qid)
+        s.update({
+            ("q_client", j): P.clients.index(q.client), ("q_server", j): servers.index(q.server),
+            ("q_tr", j): 0 if q.transport == "http" else 1, ("q_method", j): method, ("q_decl", j): q.declares_tasks,
+            ("q_tool", j): E.TOOLS.index(params["name"]) if q.method == "tools/call" else 0,
+            ("q_ref_run", j): ref_run, ("q_ref_form", j): ref_form,
+            ("q_hdr", j): (q.transport != "http" or q.mcp_name == q.task_ref) if q.task_ref is not None else True,
+            ("q_key", j): key, ("q_ans", j): ans, ("q_phase", j): REQUEST_PHASES.index(q.phase),
+            ("q_resp", j): resp, ("q_rstat", j): rstat, ("q_run", j): _slot(runs, q.run, "run"),
+            ("q_owns", j): _slot(runs, q.owns, "run"), ("q_retry", j): q.retry_of is not None,
+            ("q_prev", j): _slot(reqs, q.retry_of, "request"), ("q_rvalid", j): q.retry_valid,
+            ("q_csent", j): q.cancel_sent, ("q_closed", j): q.closed,
+            ("q_rs_int", j): -1 if rs is None else ints.index(rs.interrupt),
+            ("q_rs_used", j): False if rs is None else rs.used,
+        })
+        for k, rid in enumerate(runs):
+            s[("q_acked", j, k)] = rid in q.acked
+    return s
+
+
+# ---- arguments ----------------------------------------------------------------------------------------
+
+def encode_args(world, action: str, args: dict) -> Args:
+    """The encoding's argument choices for a concrete move, read in the state before the step."""
+    P = world.params
+    runs, ints = list(world.runs), list(world.interrupts)
+    subjects = [x.name for x in P.subjects]
+    servers = [x for x, _ in P.servers]
+    A = Args()
+    for name, v in args.items():
+        if name == "client":
+            A.client = P.clients.index(v)
+        elif name == "server":
+            A.server = servers.index(v)
+        elif name == "transport":
+            A.transport = 0 if v == "http" else 1
+        elif name == "declare":
+            A.declare = bool(v)
+        elif name == "tool":
+            A.tool = E.TOOLS.index(v)
+        elif name in ("request", "answers"):
+            A.req = list(world.requests).index(v)
+        elif name == "run":
+            A.run = runs.index(v)
+        elif name == "interrupt":
+            A.intr = ints.index(v)
+        elif name == "kind":
+            A.kind = E.KINDS.index(v)
+        elif name == "form":
+            A.form = bool(v)
+        elif name == "response":
+            A.resp = E.RESPONSES.index(v)
+        elif name == "ref":
+            A.ref_run, A.ref_form = _ref(world, v)
+        elif name == "header_ok":
+            A.header = bool(v)
+        elif name == "key":
+            A.key = ints.index(v) if v in world.interrupts else -1
+        elif name == "subject":
+            A.subject = subjects.index(v)
+        elif name == "method":
+            A.method = ("tasks/list", "tasks/result").index(v)
+        else:
+            raise AbstractionError(f"argument {name!r} of {action} has no encoding")
+    if action == "listen" or action == "discover" or action == "unsupported":
+        A.transport = 0
+    return A
+
+
+# The argument names of every encoded action, as its moves list them.
+ARG_NAMES = {
+    "answer": ("request",), "stream_event": ("request",), "run_start": ("run",), "run_effect": ("run",),
+    "run_compensate": ("run",), "run_interrupt": ("run", "kind", "form"), "run_complete": ("run",),
+    "run_fail": ("run",), "run_spawn": ("run",), "run_finish_cancel": ("run",), "external_event": ("interrupt",),
+    "clock_tick": (), "purge": ("run",), "persist": ("run",),
+    "call_tool": ("client", "server", "transport", "declare", "tool"),
+    "call_tool_bad_args": ("client", "server", "declare"),
+    "mrtr_retry": ("client", "answers", "response", "declare"),
+    "tasks_get": ("client", "server", "ref", "transport", "declare", "header_ok"),
+    "tasks_update": ("client", "server", "ref", "transport", "declare", "header_ok", "key", "response"),
+    "tasks_cancel": ("client", "server", "ref", "transport", "declare", "header_ok"),
+    "unsupported": ("client", "server", "method"), "listen": ("client", "server", "declare"),
+    "discover": ("client", "server"), "stdio_cancel": ("request",), "stdio_close": ("client", "server"),
+    "disconnect": ("request",), "deliver": ("request",), "end_listen": ("request",),
+    "rest_create": ("subject", "server"), "rest_cancel": ("subject", "run"),
+    "rest_resolve": ("subject", "interrupt", "response"), "operator_pause": ("run",), "operator_resume": ("run",),
+    "fork": ("run",),
+}
+
+
+def decode_args(world, action: str, A: dict) -> dict:
+    """The concrete args of a move from the encoding's argument values (plain ints and bools),
+    read in the concrete state before the step."""
+    P = world.params
+    runs, ints, reqs = list(world.runs), list(world.interrupts), list(world.requests)
+    servers = [x for x, _ in P.servers]
+
+    def at(seq, i, what):
+        if not 0 <= i < len(seq):
+            raise AbstractionError(f"{action}: {what} slot {i} does not exist (there are {len(seq)})")
+        return seq[i]
+
+    if action == "rest_create":                     # model.rest._create_moves: alice on the first server
+        return {"subject": P.subjects[0].name, "server": servers[0]}
+    out = {}
+    for name in ARG_NAMES[action]:
+        if name == "client":
+            out[name] = at(P.clients, A["client"], "client")
+        elif name == "server":
+            out[name] = at(servers, A["server"], "server")
+        elif name == "transport":
+            out[name] = "http" if A["transport"] == 0 else "stdio"
+        elif name == "declare":
+            out[name] = bool(A["declare"])
+        elif name == "tool":
+            out[name] = E.TOOLS[A["tool"]]
+        elif name in ("request", "answers"):
+            out[name] = at(reqs, A["req"], "request")
+        elif name == "run":
+            out[name] = at(runs, A["run"], "run")
+        elif name == "interrupt":
+            out[name] = at(ints, A["intr"], "interrupt")
+        elif name == "kind":
+            out[name] = E.KINDS[A["kind"]]
+        elif name == "form":
+            out[name] = bool(A["form"])
+        elif name == "response":
+            out[name] = E.RESPONSES[A["resp"]]
+        elif name == "ref":
+            if A["ref_run"] == -1:
+                out[name] = E.FAB_REFS[A["ref_form"]]
+            else:
+                r = world.runs[at(runs, A["ref_run"], "run")]
+                tid = world.rules.task_id(world, r)
+                out[name] = tid if A["ref_form"] == 0 else tid.replace("~2F", "%2F")
+        elif name == "header_ok":
+            out[name] = bool(A["header"]) if A["transport"] == 0 else True
+        elif name == "key":
+            out[name] = E.NEVER_ISSUED_KEY if A["key"] == -1 else at(ints, A["key"], "interrupt")
+        elif name == "subject":
+            out[name] = at(P.subjects, A["subject"], "subject").name
+        elif name == "method":
+            out[name] = ("tasks/list", "tasks/result")[A["method"]]
+    return out
+
+
+def diff(a: dict, b: dict) -> list:
+    """The keys where two encoded states differ, with both values."""
+    return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b), key=str) if a.get(k) != b.get(k)]

@@ -1,0 +1,168 @@
+"""Cross-checks between the encoding and the executable model.
+
+1. Traces accepted: seeded random walks of the executable model (over `world.moves`) are steps of
+   the encoding. Each step is checked by running the encoding's own definition on the abstracted
+   state (`concrete_step_ok`, which names the diverging fields), and whole traces are also asserted
+   to Z3 as a constrained path of the symbolic relation (`solver_accepts`).
+2. Guards exact: in sampled states, the argument choices the encoding's guard allows decode to
+   exactly the moves the executable model lists, so a Z3 path never takes a step the model refuses.
+3. Counterexamples replay: done by `bmc` itself for every counterexample it reports.
+"""
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass, field
+
+import z3
+
+from model.world import World
+
+from .concrete import ARG_NAMES, abstract, decode_args, diff, encode_args
+from .encoding import ACTION_ARG_FIELDS, Args, Encoding, executable_actions, sym_case, sym_int
+
+# Weights of the walk: requests and the host's answers more often than the rest, so that MRTR
+# retries, answered calls and tasks/* on live runs are reached within the small request budget.
+WEIGHTS = {"call_tool": 3.0, "mrtr_retry": 6.0, "answer": 5.0, "deliver": 3.0, "tasks_get": 1.5, "tasks_update": 2.0,
+           "tasks_cancel": 1.5, "run_start": 3.0, "run_interrupt": 3.0, "discover": 0.2, "unsupported": 0.2,
+           "listen": 0.6, "stream_event": 2.0, "disconnect": 1.5, "fork": 2.0, "run_spawn": 2.0}
+
+
+@dataclass
+class Record:
+    pre: dict
+    action: str
+    args: dict
+    A: Args
+    post: dict
+
+
+@dataclass
+class WalkResult:
+    seed: int
+    records: list = field(default_factory=list)
+    mismatch: str | None = None
+
+
+def random_walk(enc: Encoding, seed: int, length: int = 30, weighted: bool = True) -> WalkResult:
+    """A seeded random walk of World(enc.params, enc.rules); every step checked against the encoding."""
+    rng = random.Random(seed)
+    world = World(enc.params, enc.rules)
+    table = executable_actions()
+    names = [a for a in enc.actions if a in table]
+    out = WalkResult(seed)
+    pre = abstract(world, enc)
+    for n in range(length):
+        enabled = [a for a in names if world.moves(a)]
+        if not enabled:
+            break
+        weights = [WEIGHTS.get(a, 1.0) if weighted else 1.0 for a in enabled]
+        a = rng.choices(enabled, weights)[0]
+        moves = world.moves(a)
+        args = moves[rng.randrange(len(moves))]
+        A = encode_args(world, a, args)
+        world.apply(a, args)
+        post = abstract(world, enc)
+        out.records.append(Record(pre, a, args, A, post))
+        problem = concrete_step_ok(enc, pre, a, A, post)
+        if problem:
+            out.mismatch = f"seed {seed} step {n} {a}({args}): {problem}"
+            break
+        pre = post
+    return out
+
+
+def concrete_step_ok(enc: Encoding, pre: dict, action: str, A: Args, post: dict) -> str | None:
+    """None when the encoding takes `action` with A from pre to exactly post; else what differs."""
+    g, t = enc.step(pre, action, A)
+    if g is not True:
+        return f"the encoding's guard of {action} is {g!r} on the abstracted state"
+    d = diff(t, post)
+    if d:
+        return "the encoding's successor differs: " + "; ".join(f"{k}: encoding {a!r}, model {b!r}" for k, a, b in d[:8])
+    return None
+
+
+class PathChecker:
+    """A solver holding the symbolic relation over a fixed number of steps: concrete traces are
+    asserted onto it (push/pop) to confirm the Z3 formula itself accepts them."""
+
+    def __init__(self, enc: Encoding, depth: int):
+        self.enc = enc
+        self.depth = depth
+        self.solver = z3.Solver()
+        self.states = [enc.symbolic_state(f"c{i}") for i in range(depth + 1)]
+        self.acts = [sym_int(f"act@c{i}") for i in range(1, depth + 1)]
+        self.args = [Args.symbolic(f"c{i}") for i in range(1, depth + 1)]
+        self.cases = [sym_case(f"case@c{i}") for i in range(1, depth + 1)]
+        self.trans = [enc.transition(self.states[i], self.acts[i], self.args[i], self.states[i + 1], self.cases[i])
+                      for i in range(depth)]
+        # one Boolean per step turns its transition on, so shorter traces use a prefix
+        self.on = [z3.Bool(f"on@c{i}") for i in range(depth)]
+        for i in range(depth):
+            self.solver.add(z3.Implies(self.on[i], self.trans[i]))
+
+    def accepts(self, records: list[Record]) -> bool:
+        n = min(len(records), self.depth)
+        eqs = []
+        st = self.states
+        for key, v in records[0].pre.items():
+            eqs.append(st[0][key] == v)
+        for i in range(n):
+            r = records[i]
+            eqs.append(self.acts[i] == self.enc.index[r.action])
+            for f in ARG_NAMES_FIELDS.get(r.action, ()):
+                eqs.append(getattr(self.args[i], f) == getattr(r.A, f))
+            for key, v in r.post.items():
+                eqs.append(st[i + 1][key] == v)
+        self.solver.push()
+        self.solver.add(*eqs)
+        result = self.solver.check(*self.on[:n])
+        self.solver.pop()
+        return result == z3.sat
+
+
+ARG_NAMES_FIELDS = ACTION_ARG_FIELDS
+
+
+def arg_domain(enc: Encoding, field_name: str) -> list:
+    Z = enc.sizes
+    return {
+        "client": list(range(Z.clients)), "server": list(range(Z.servers)), "transport": [0, 1],
+        "declare": [False, True], "tool": [0, 1], "req": list(range(Z.requests)), "run": list(range(Z.runs)),
+        "intr": list(range(Z.interrupts)), "kind": [0, 1, 2], "form": [False, True], "resp": [0, 1, 2],
+        "ref_run": list(range(-1, Z.runs)), "ref_form": [0, 1], "header": [False, True],
+        "key": list(range(-1, Z.interrupts)), "subject": list(range(Z.subjects)), "method": [0, 1],
+    }[field_name]
+
+
+def guard_moves(enc: Encoding, world, state: dict, action: str) -> list[dict]:
+    """The concrete moves the encoding's guard enables in `state` (decoded in `world`)."""
+    fields = ARG_NAMES_FIELDS[action]
+    out = []
+    for combo in itertools.product(*[arg_domain(enc, f) for f in fields]):
+        A = Args(**dict(zip(fields, combo)))
+        if action == "tasks_get" or action == "tasks_update" or action == "tasks_cancel":
+            if A.transport == 1 and A.header is False:
+                continue        # stdio carries no header: the header choice is fixed (one move)
+        g, _ = enc.step(state, action, A)
+        if g is True:
+            values = {f: getattr(A, f) for f in Args.__dataclass_fields__}
+            args = decode_args(world, action, values)
+            if args not in out:
+                out.append(args)
+    return out
+
+
+def guards_exact(enc: Encoding, world) -> list[str]:
+    """Compare, for every action, the guard-enabled moves with the model's moves in this state."""
+    state = abstract(world, enc)
+    problems = []
+    for a in enc.actions:
+        want = list(world.moves(a))
+        got = guard_moves(enc, world, state, a)
+        extra = [m for m in got if m not in want]
+        missing = [m for m in want if m not in got]
+        if extra or missing:
+            problems.append(f"{a}: encoding-only {extra[:3]}, model-only {missing[:3]}")
+    return problems

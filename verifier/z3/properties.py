@@ -1,0 +1,577 @@
+"""The safety properties as formulas over one step of the encoding, by requirement id.
+
+Each formula `f(enc, s, act, A, t)` says that the step from encoded state `s` by action index `act`
+with arguments `A` to state `t` keeps the requirement; a state invariant reads `t` only. Like the
+encoding, every formula is plain Python over either value domain: Z3 terms for BMC and induction,
+concrete values for the cross-check against the catalogue.
+
+Each formula is written from the catalogue's check of the same id (`properties/*.py`) and covers the
+part of it that the abstraction can see (`COVERAGE` says which part). A violation of the formula is
+meant to be a violation of the catalogue's property: BMC replays every counterexample in the
+executable model and runs the catalogue to confirm it. Ids that the abstraction cannot see (message
+content, the id grammar, notifications) are listed in `NOT_ENCODED` with the reason; Z3 never
+reports a verdict other than `undetermined` for them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .encoding import (AND, EQ, EXTERNAL, IMPLIES, IN, ITE, KINDS, LE, LT, M, NOT, OPEN, OR, PH, RESP, ST, TERMINAL,
+                       TS, VIAS, WAITING)
+
+ANSWERED = (PH["sent"], PH["delivered"], PH["lost"])
+CANCEL_ST = (ST["cancelling"], ST["cancelled"])
+TASKS = (M["tasks/get"], M["tasks/update"], M["tasks/cancel"])
+RESULTS = (RESP["create-task"], RESP["call-ok"], RESP["call-error"], RESP["input-required"], RESP["ack"], RESP["get"],
+           RESP["discover"])
+
+
+@dataclass(frozen=True)
+class ZProp:
+    id: str
+    kind: str              # "invariant" (reads t) or "step" (reads s, act, A, t)
+    formula: Callable
+    covers: str            # what of the catalogue's property the formula states
+
+
+PROPS: dict[str, ZProp] = {}
+
+
+def zprop(rid: str, kind: str, covers: str):
+    def register(f):
+        PROPS[rid] = ZProp(rid, kind, f, covers)
+        return f
+    return register
+
+
+# ---- helpers over encoded states ------------------------------------------------------------------------
+
+def is_act(enc, act, name):
+    return EQ(act, enc.index[name])
+
+
+def new_req(enc, s, t, j):
+    """Request slot j was created by this step."""
+    return AND(EQ(s[("n_reqs",)], j), EQ(t[("n_reqs",)], j + 1))
+
+
+def emitted(enc, s, t, q):
+    """The host sent q's whole response at this step."""
+    return AND(LT(q, t[("n_reqs",)]), OR(new_req(enc, s, t, q), AND(LT(q, s[("n_reqs",)]), IN(s[("q_phase", q)], OPEN))),
+               EQ(t[("q_phase", q)], PH["sent"]))
+
+
+def no_change(enc, s, t):
+    """No run was created, no run's status changed and no event was appended (step_changes is None)."""
+    parts = [EQ(s[("n_runs",)], t[("n_runs",)])]
+    for k in range(enc.sizes.runs):
+        parts.append(EQ(s[("r_status", k)], t[("r_status", k)]))
+        parts.append(EQ(s[("r_log", k)], t[("r_log", k)]))
+    return AND(*parts)
+
+
+def run_unchanged(enc, s, t, k):
+    return AND(EQ(enc.sel(s, "r_status", k), enc.sel(t, "r_status", k)), EQ(enc.sel(s, "r_log", k), enc.sel(t, "r_log", k)))
+
+
+def subject(enc, st, q):
+    return enc.subject_of(st[("q_client", q)])
+
+
+def can_get_run(enc, st, subj, k, server):
+    """properties.creation.can_get_run: same server, tenant, runs:read, durable, not purged."""
+    return AND(LE(0, k), LT(k, st[("n_runs",)]), EQ(enc.sel(st, "r_server", k), server),
+               enc.sel(st, "r_durable", k, False), NOT(enc.sel(st, "r_purged", k, True)),
+               EQ(enc.tenant(subj), enc.run_tenant(st, k)), enc._tab(enc.scope_read, subj))
+
+
+def advertised(enc, server):
+    """properties.creation.advertised: the server/discover answer lists the extension."""
+    return enc.serves_tasks(server)
+
+
+def params_serves(enc, server):
+    return enc._tab(enc.params_serves, server)
+
+
+def served_task_request(enc, st, q):
+    """properties.update.served_task_request (Params' serving flag, declaration, matching Mcp-Name)."""
+    return AND(st[("q_decl", q)], params_serves(enc, st[("q_server", q)]), st[("q_hdr", q)])
+
+
+def descendant(enc, st, x, r, depth=None):
+    """Run slot x (concrete) is a descendant of run r (cancelRun's cascade)."""
+    out = False
+    for p in range(x):
+        link = EQ(st[("r_parent", x)], p)
+        out = OR(out, AND(link, OR(EQ(r, p), descendant(enc, st, p, r))))
+    return out
+
+
+def started_run(enc, st, q):
+    """The run q started or continues (properties.ownership.started_run), -1 if none."""
+    ok = AND(EQ(st[("q_method", q)], M["tools/call"]), OR(NOT(st[("q_retry", q)]), st[("q_rvalid", q)]))
+    return ITE(ok, st[("q_run", q)], -1)
+
+
+def eligible_i(enc, st, subj, i):
+    return enc.eligible(st, subj, i)
+
+
+def cancelled_here(enc, s, t, q):
+    """q was cancelled at this step through network.cancel_request (what step.cancelled records)."""
+    return AND(LT(q, s[("n_reqs",)]), IN(s[("q_phase", q)], OPEN), EQ(t[("q_phase", q)], PH["cancelled"]),
+               NOT(EQ(s[("q_method", q)], M["subscriptions/listen"])))
+
+
+def resolved_here(enc, s, t, j):
+    return AND(LT(j, t[("n_ints",)]), LT(s[("i_nres", j)], t[("i_nres", j)]))
+
+
+# ---- §G ownership ------------------------------------------------------------------------------------------
+
+@zprop("OWN-1", "invariant", "full, for the encoded requests: the ownership field equals the derived owner "
+       "(the creating tools/call or the verified retry while received or streaming), and no run has two owners")
+def own1(enc, s, act, A, t):
+    parts = []
+    Q = enc.sizes.requests
+    owners = []
+    for q in range(Q):
+        exists = LT(q, t[("n_reqs",)])
+        expected = ITE(AND(exists, IN(t[("q_phase", q)], OPEN)), started_run(enc, t, q), -1)
+        parts.append(IMPLIES(exists, EQ(t[("q_owns", q)], expected)))
+        owners.append(ITE(exists, expected, -1))
+    for a in range(Q):
+        for b in range(a + 1, Q):
+            parts.append(NOT(AND(EQ(owners[a], owners[b]), NOT(EQ(owners[a], -1)))))
+    return AND(*parts)
+
+
+@zprop("OWN-2", "step", "the step part: when the owner of a non-terminal run is cancelled, the same step "
+       "accepts the run's cancel with reason mcp-request-cancelled (unless already cancelling) and cascades; "
+       "not encoded: the later steps' 'no node, effect, completion or failure afterwards' (CNL-2 and the "
+       "lifecycle cover it on the baseline)")
+def own2(enc, s, act, A, t):
+    parts = []
+    for q in range(enc.sizes.requests):
+        r = started_run(enc, s, q)
+        pre = enc.sel(s, "r_status", r)
+        cond = AND(cancelled_here(enc, s, t, q), NOT(EQ(r, -1)), NOT(IN(pre, TERMINAL)))
+        post = enc.sel(t, "r_status", r)
+        ok = AND(IN(post, CANCEL_ST),
+                 IMPLIES(NOT(EQ(pre, ST["cancelling"])),
+                         AND(EQ(post, ST["cancelling"]), EQ(enc.sel(t, "r_reason", r), 1))))
+        for x in range(enc.sizes.runs):
+            px = s[("r_status", x)]
+            ok = AND(ok, IMPLIES(AND(LT(x, s[("n_runs",)]), descendant(enc, t, x, r), NOT(IN(px, TERMINAL)),
+                                     NOT(EQ(px, ST["cancelling"]))), IN(t[("r_status", x)], CANCEL_ST)))
+        parts.append(IMPLIES(cond, ok))
+    return AND(*parts)
+
+
+def _answered_targets(enc, s, act, A):
+    """The request slot this disconnect or stdio cancel acts on, when its response was already sent."""
+    return AND(OR(is_act(enc, act, "disconnect"), is_act(enc, act, "stdio_cancel")),
+               IN(enc.sel(s, "q_phase", A.req), ANSWERED))
+
+
+@zprop("OWN-3", "step", "the disconnect and stdio-cancel part: once a request's whole response was sent, "
+       "disconnecting or cancelling it changes no run; not encoded: stdio EOF of answered requests and the "
+       "'every accepted cancel has an allowed cause' clause (OWN-4 covers causes from request cancellation)")
+def own3(enc, s, act, A, t):
+    return IMPLIES(_answered_targets(enc, s, act, A), no_change(enc, s, t))
+
+
+@zprop("OWN-4", "step", "full: a step that cancels requests cancels only runs they owned and those runs' "
+       "cascades")
+def own4(enc, s, act, A, t):
+    R, Q = enc.sizes.runs, enc.sizes.requests
+    parts = []
+    for x in range(R):
+        hit = AND(LT(x, s[("n_runs",)]), NOT(IN(s[("r_status", x)], CANCEL_ST)), IN(t[("r_status", x)], CANCEL_ST))
+        allowed = False
+        any_cancelled = False
+        for q in range(Q):
+            c = cancelled_here(enc, s, t, q)
+            any_cancelled = OR(any_cancelled, c)
+            r = started_run(enc, s, q)
+            allowed = OR(allowed, AND(c, NOT(EQ(r, -1)), OR(EQ(r, x), descendant(enc, t, x, r))))
+        parts.append(IMPLIES(AND(any_cancelled, hit), allowed))
+    return AND(*parts)
+
+
+# ---- §E interrupts ------------------------------------------------------------------------------------------
+
+@zprop("UPD-1", "invariant", "full: at most one (own, not replayed) interrupt.resolved per interrupt")
+def upd1(enc, s, act, A, t):
+    return AND(*[IMPLIES(LT(j, t[("n_ints",)]), LE(t[("i_nres", j)], 1)) for j in range(enc.sizes.interrupts)])
+
+
+@zprop("UPD-2", "step", "full for the encoded answers: a resolution at this step answers an interrupt that "
+       "was open on a waiting run, an external event only an external-event interrupt, and a client only as "
+       "an eligible approver")
+def upd2(enc, s, act, A, t):
+    parts = []
+    for j in range(enc.sizes.interrupts):
+        k = s[("i_run", j)]
+        by = t[("i_by", j)]
+        kind = t[("i_kind", j)]
+        ok = AND(s[("i_open", j)], IN(enc.sel(s, "r_status", k), WAITING),
+                 IMPLIES(EQ(by, EXTERNAL), EQ(kind, KINDS.index("external-event"))),
+                 IMPLIES(NOT(EQ(by, EXTERNAL)), AND(NOT(EQ(kind, KINDS.index("external-event"))),
+                                                    eligible_i(enc, s, by, j))))
+        parts.append(IMPLIES(resolved_here(enc, s, t, j), ok))
+    return AND(*parts)
+
+
+@zprop("UPD-3", "step", "full: a declaring tasks/update (matching Mcp-Name) on a task its caller can read is "
+       "answered with the empty result (or -32602 for an ineligible caller where P-APPROVER / P-UNAUTHORIZED "
+       "say so)")
+def upd3(enc, s, act, A, t):
+    parts = []
+    for j in range(enc.sizes.requests):
+        cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["tasks/update"]), served_task_request(enc, t, j),
+                   can_get_run(enc, s, subject(enc, t, j), t[("q_ref_run", j)], t[("q_server", j)]))
+        key = t[("q_key", j)]
+        ineligible = AND(NOT(EQ(key, -1)), NOT(EQ(enc.sel(s, "i_kind", key), KINDS.index("external-event"))),
+                         NOT(eligible_i(enc, s, subject(enc, t, j), key)))
+        may_refuse = "error" in (enc.params.p_approver, enc.params.p_unauthorized)
+        ok = OR(EQ(t[("q_resp", j)], RESP["ack"]), AND(ineligible, may_refuse, EQ(t[("q_resp", j)], RESP["not-found"])))
+        parts.append(IMPLIES(cond, ok))
+    return AND(*parts)
+
+
+@zprop("UPD-4", "step", "full: a client's resolution records the answer given, never cancels the run, and "
+       "resumes it when no interrupt is left open")
+def upd4(enc, s, act, A, t):
+    parts = []
+    client = OR(is_act(enc, act, "tasks_update"), is_act(enc, act, "mrtr_retry"), is_act(enc, act, "rest_resolve"))
+    for j in range(enc.sizes.interrupts):
+        k = t[("i_run", j)]
+        via = t[("i_via", j)]
+        st = enc.sel(t, "r_status", k)
+        still_open = OR(*[AND(LT(i, t[("n_ints",)]), EQ(t[("i_run", i)], k), t[("i_open", i)])
+                          for i in range(enc.sizes.interrupts)])
+        ok = AND(IMPLIES(client, EQ(t[("i_res", j)], A.resp)), NOT(IN(st, CANCEL_ST)),
+                 IMPLIES(IN(st, WAITING), still_open))
+        parts.append(IMPLIES(AND(resolved_here(enc, s, t, j), IN(via, (0, 1, 2))), ok))
+    return AND(*parts)
+
+
+# ---- §F reads, cancel, TTL ------------------------------------------------------------------------------------
+
+@zprop("GET-1", "step", "full: the tasks/get step appends no event and changes no run status")
+def get1(enc, s, act, A, t):
+    return IMPLIES(is_act(enc, act, "tasks_get"), no_change(enc, s, t))
+
+
+@zprop("CNL-1", "step", "full: an authorized declaring tasks/cancel on a readable task is acknowledged; a "
+       "non-terminal run is cancelling (with the cascade), a terminal one unchanged")
+def cnl1(enc, s, act, A, t):
+    parts = []
+    for j in range(enc.sizes.requests):
+        subj = subject(enc, t, j)
+        r = t[("q_ref_run", j)]
+        cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["tasks/cancel"]), served_task_request(enc, t, j),
+                   can_get_run(enc, s, subj, r, t[("q_server", j)]), enc._tab(enc.scope_cancel, subj))
+        pre = enc.sel(s, "r_status", r)
+        post = enc.sel(t, "r_status", r)
+        ok = AND(EQ(t[("q_resp", j)], RESP["ack"]),
+                 IMPLIES(IN(pre, TERMINAL), run_unchanged(enc, s, t, r)),
+                 IMPLIES(NOT(IN(pre, TERMINAL)), IN(post, CANCEL_ST)))
+        for x in range(enc.sizes.runs):
+            px = s[("r_status", x)]
+            ok = AND(ok, IMPLIES(AND(NOT(IN(pre, TERMINAL)), LT(x, s[("n_runs",)]), descendant(enc, t, x, r),
+                                     NOT(IN(px, TERMINAL)), NOT(EQ(px, ST["cancelling"]))),
+                                 IN(t[("r_status", x)], CANCEL_ST)))
+        parts.append(IMPLIES(cond, ok))
+    return AND(*parts)
+
+
+@zprop("CNL-2", "step", "full: a run whose cancel was accepted reads only cancelling or cancelled, and reaches "
+       "cancelled only from cancelling")
+def cnl2(enc, s, act, A, t):
+    parts = []
+    for k in range(enc.sizes.runs):
+        parts.append(IMPLIES(AND(LT(k, t[("n_runs",)]), NOT(EQ(t[("r_reason", k)], 0))),
+                             IN(t[("r_status", k)], CANCEL_ST)))
+        parts.append(IMPLIES(AND(LT(k, s[("n_runs",)]), EQ(t[("r_status", k)], ST["cancelled"])),
+                             IN(s[("r_status", k)], CANCEL_ST)))
+    return AND(*parts)
+
+
+@zprop("TTL-2", "step", "the clock part: the passing of time fails, cancels or logs nothing on any run "
+       "(the catalogue's other clause, a failure naming the TTL at another step, has no such step here)")
+def ttl2(enc, s, act, A, t):
+    return IMPLIES(is_act(enc, act, "clock_tick"), no_change(enc, s, t))
+
+
+@zprop("TTL-3", "step", "full for the answer kinds: a declaring tasks/get by a caller entitled to read the run "
+       "resolves before purge and gets the not-found answer after purge")
+def ttl3(enc, s, act, A, t):
+    parts = []
+    for j in range(enc.sizes.requests):
+        subj = subject(enc, t, j)
+        r = t[("q_ref_run", j)]
+        entitled = AND(LE(0, r), LT(r, s[("n_runs",)]), EQ(enc.sel(s, "r_server", r), t[("q_server", j)]),
+                       enc.sel(s, "r_durable", r, False), EQ(enc.tenant(subj), enc.run_tenant(s, r)),
+                       enc._tab(enc.scope_read, subj))
+        cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["tasks/get"]), served_task_request(enc, t, j),
+                   entitled)
+        purged = enc.sel(t, "r_purged", r, True)
+        ok = ITE(purged, EQ(t[("q_resp", j)], RESP["not-found"]), EQ(t[("q_resp", j)], RESP["get"]))
+        parts.append(IMPLIES(cond, ok))
+    return AND(*parts)
+
+
+# ---- negotiation, creation ------------------------------------------------------------------------------------
+
+@zprop("NEG-1", "step", "full: no CreateTaskResult answers a request that did not declare the extension")
+def neg1(enc, s, act, A, t):
+    return AND(*[IMPLIES(AND(emitted(enc, s, t, q), EQ(t[("q_resp", q)], RESP["create-task"])), t[("q_decl", q)])
+                 for q in range(enc.sizes.requests)])
+
+
+@zprop("NEG-2", "step", "full for the answer kinds: an undeclared tasks/* is answered -32021 (or -32020 with a "
+       "mismatched Mcp-Name) and changes nothing")
+def neg2(enc, s, act, A, t):
+    parts = []
+    for j in range(enc.sizes.requests):
+        cond = AND(new_req(enc, s, t, j), IN(t[("q_method", j)], TASKS), NOT(t[("q_decl", j)]))
+        ok = AND(OR(EQ(t[("q_resp", j)], RESP["missing-capability"]),
+                    AND(EQ(t[("q_resp", j)], RESP["header-mismatch"]), NOT(t[("q_hdr", j)]))), no_change(enc, s, t))
+        parts.append(IMPLIES(cond, ok))
+    return AND(*parts)
+
+
+@zprop("NEG-3", "step", "the answer part: an undeclared listen asking for task ids is answered -32021 and never "
+       "acknowledged; not encoded: notifications on such a stream (none are sent without an acknowledgement)")
+def neg3(enc, s, act, A, t):
+    parts = []
+    for j in range(enc.sizes.requests):
+        server = t[("q_server", j)]
+        refs = enc.listen_refs(s, server)
+        cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["subscriptions/listen"]), NOT(t[("q_decl", j)]), refs)
+        parts.append(IMPLIES(cond, AND(EQ(t[("q_resp", j)], RESP["missing-capability"]),
+                                       EQ(t[("q_phase", j)], PH["sent"]))))
+    return AND(*parts)
+
+
+@zprop("CRT-1", "step", "full: on a serving host a declaring tools/call whose run is not terminal when answered "
+       "gets CreateTaskResult")
+def crt1(enc, s, act, A, t):
+    parts = []
+    for q in range(enc.sizes.requests):
+        k = t[("q_run", q)]
+        cond = AND(emitted(enc, s, t, q), EQ(t[("q_method", q)], M["tools/call"]), NOT(EQ(k, -1)), t[("q_decl", q)],
+                   advertised(enc, t[("q_server", q)]), NOT(IN(enc.sel(t, "r_status", k), TERMINAL)))
+        parts.append(IMPLIES(cond, EQ(t[("q_resp", q)], RESP["create-task"])))
+    return AND(*parts)
+
+
+@zprop("CRT-3", "step", "the readability part: when a CreateTaskResult is sent its run is durable, not purged "
+       "and readable by the caller (the taskId naming that run is the identity of slots here)")
+def crt3(enc, s, act, A, t):
+    parts = []
+    for q in range(enc.sizes.requests):
+        cond = AND(emitted(enc, s, t, q), EQ(t[("q_resp", q)], RESP["create-task"]))
+        parts.append(IMPLIES(cond, can_get_run(enc, t, subject(enc, t, q), t[("q_run", q)], t[("q_server", q)])))
+    return AND(*parts)
+
+
+@zprop("CRT-4", "invariant", "full: a declaring tools/call on a serving host held open while its run waits for "
+       "client input has an answer enabled")
+def crt4(enc, s, act, A, t):
+    parts = []
+    for q in range(enc.sizes.requests):
+        k = t[("q_run", q)]
+        cond = AND(LT(q, t[("n_reqs",)]), EQ(t[("q_method", q)], M["tools/call"]), IN(t[("q_phase", q)], OPEN),
+                   NOT(EQ(k, -1)), t[("q_decl", q)], advertised(enc, t[("q_server", q)]),
+                   IN(enc.sel(t, "r_status", k), (ST["waiting-approval"], ST["waiting-input"])))
+        parts.append(IMPLIES(cond, enc.answer_result(t, q)[0]))
+    return AND(*parts)
+
+
+# ---- identity, authorization, isolation ---------------------------------------------------------------------
+
+def _tasks_request(enc, s, t, j):
+    """A new declaring tasks/* request on an advertised server: (condition, subject, run slot)."""
+    cond = AND(new_req(enc, s, t, j), IN(t[("q_method", j)], TASKS), t[("q_decl", j)], advertised(enc, t[("q_server", j)]))
+    return cond, subject(enc, t, j), t[("q_ref_run", j)]
+
+
+@zprop("ISO-1", "step", "the answer-kind part: a declaring tasks/* naming a task its caller cannot getRun "
+       "(foreign, purged, unknown, malformed) gets the not-found error (matching Mcp-Name) or an error, never a "
+       "result, and nothing changes; the byte-equality with a nonexistent id's answer is the identity of the "
+       "not-found kind here")
+def iso1(enc, s, act, A, t):
+    parts = []
+    for j in range(enc.sizes.requests):
+        cond, subj, r = _tasks_request(enc, s, t, j)
+        unreadable = OR(EQ(r, -1), NOT(can_get_run(enc, s, subj, r, t[("q_server", j)])))
+        resp = t[("q_resp", j)]
+        ok = AND(NOT(IN(resp, RESULTS)), IMPLIES(t[("q_hdr", j)], EQ(resp, RESP["not-found"])), no_change(enc, s, t))
+        parts.append(IMPLIES(AND(cond, unreadable), ok))
+    return AND(*parts)
+
+
+@zprop("ID-2", "step", "full for the answer kinds: a declaring tasks/* naming an existing run its caller cannot "
+       "getRun is answered with an error and leaves that run unchanged")
+def id2(enc, s, act, A, t):
+    parts = []
+    for j in range(enc.sizes.requests):
+        cond, subj, r = _tasks_request(enc, s, t, j)
+        foreign = AND(LE(0, r), t[("q_hdr", j)], NOT(can_get_run(enc, s, subj, r, t[("q_server", j)])))
+        ok = AND(NOT(IN(t[("q_resp", j)], RESULTS)), run_unchanged(enc, s, t, r))
+        parts.append(IMPLIES(AND(cond, foreign), ok))
+    return AND(*parts)
+
+
+@zprop("AUTH-1", "step", "full for the answer kinds: on a readable task tasks/* is answered with a result, or "
+       "-32602 per P-UNAUTHORIZED / P-APPROVER, or -32020/-32021; tasks/cancel without runs:cancel changes "
+       "nothing; tasks/update resolves only as an eligible approver")
+def auth1(enc, s, act, A, t):
+    parts = []
+    p = enc.params
+    for j in range(enc.sizes.requests):
+        cond, subj, r = _tasks_request(enc, s, t, j)
+        readable = can_get_run(enc, s, subj, r, t[("q_server", j)])
+        method = t[("q_method", j)]
+        key = t[("q_key", j)]
+        lacks_cancel = AND(EQ(method, M["tasks/cancel"]), NOT(enc._tab(enc.scope_cancel, subj)))
+        lacks_update = AND(EQ(method, M["tasks/update"]), NOT(EQ(key, -1)), NOT(eligible_i(enc, s, subj, key)))
+        lacking = OR(lacks_cancel, lacks_update)
+        resp = t[("q_resp", j)]
+        nf_ok = AND(lacking, OR(p.p_unauthorized == "error", AND(EQ(method, M["tasks/update"]), p.p_approver == "error")))
+        ok = OR(IN(resp, RESULTS), EQ(resp, RESP["header-mismatch"]), EQ(resp, RESP["missing-capability"]),
+                AND(EQ(resp, RESP["not-found"]), nf_ok))
+        ok = AND(ok, IMPLIES(lacks_cancel, no_change(enc, s, t)))
+        for i in range(enc.sizes.interrupts):
+            ok = AND(ok, IMPLIES(AND(EQ(method, M["tasks/update"]), resolved_here(enc, s, t, i)),
+                                 AND(EQ(t[("i_by", i)], subj), eligible_i(enc, s, subj, i))))
+        parts.append(IMPLIES(AND(cond, readable), ok))
+    return AND(*parts)
+
+
+@zprop("ISO-2", "step", "the acknowledgement part: a listen acknowledges only tasks its caller can getRun; not "
+       "encoded: notifications/tasks on the stream (the abstraction has no notifications)")
+def iso2(enc, s, act, A, t):
+    parts = []
+    for j in range(enc.sizes.requests):
+        cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["subscriptions/listen"]))
+        for k in range(enc.sizes.runs):
+            parts.append(IMPLIES(AND(cond, t[("q_acked", j, k)]),
+                                 can_get_run(enc, s, subject(enc, t, j), k, t[("q_server", j)])))
+    return AND(*parts)
+
+
+# ---- §D projection ---------------------------------------------------------------------------------------
+
+def _baseline_row(enc, status):
+    return enc._tab([enc.baseline_projection[i] for i in range(len(ST))], status, -1)
+
+
+@zprop("PRJ-1", "step", "the status part: every task view sent shows the map row of its run's status, and the "
+       "host's projection has the map row for every status a run enters; not encoded: isError and error "
+       "fields inside the view")
+def prj1(enc, s, act, A, t):
+    parts = []
+    for q in range(enc.sizes.requests):
+        resp = t[("q_resp", q)]
+        k = ITE(EQ(resp, RESP["create-task"]), t[("q_run", q)], ITE(EQ(t[("q_method", q)], M["tasks/get"]),
+                                                                   t[("q_ref_run", q)], t[("q_run", q)]))
+        cond = AND(emitted(enc, s, t, q), IN(resp, (RESP["create-task"], RESP["get"])))
+        parts.append(IMPLIES(cond, EQ(t[("q_rstat", q)], _baseline_row(enc, enc.sel(t, "r_status", k)))))
+    for k in range(enc.sizes.runs):
+        changed = AND(LT(k, t[("n_runs",)]), OR(NOT(LT(k, s[("n_runs",)])), NOT(EQ(s[("r_status", k)], t[("r_status", k)]))))
+        parts.append(IMPLIES(changed, EQ(enc.project(t[("r_status", k)]), _baseline_row(enc, t[("r_status", k)]))))
+    return AND(*parts)
+
+
+TASK_EDGES = {(TS["working"], TS["input_required"]), (TS["input_required"], TS["working"])} | {
+    (a, b) for a in (TS["working"], TS["input_required"]) for b in (TS["completed"], TS["failed"], TS["cancelled"])}
+
+
+@zprop("PRJ-3", "step", "the run-step part: for every run step r -> r' the host's projection stays or follows "
+       "an edge of the task diagram and never leaves a terminal task status; not encoded: the per-client "
+       "'shown before' memory of views")
+def prj3(enc, s, act, A, t):
+    parts = []
+    for k in range(enc.sizes.runs):
+        a, b = enc.project(s[("r_status", k)]), enc.project(t[("r_status", k)])
+        edge = OR(EQ(a, b), *[AND(EQ(a, x), EQ(b, y)) for x, y in sorted(TASK_EDGES)])
+        parts.append(IMPLIES(LT(k, s[("n_runs",)]), edge))
+    return AND(*parts)
+
+
+# ---- notifications and wire ---------------------------------------------------------------------------------
+
+@zprop("NTF-2", "step", "the answer part: a tools/call whose run is cancelled is answered CallToolResult "
+       "isError true, and such an open call has its answer enabled; not encoded: messages to cancelled requests "
+       "(the abstraction sends none) and notification views")
+def ntf2(enc, s, act, A, t):
+    parts = []
+    for q in range(enc.sizes.requests):
+        k = t[("q_run", q)]
+        on_cancelled = AND(EQ(t[("q_method", q)], M["tools/call"]), NOT(EQ(k, -1)),
+                           EQ(enc.sel(t, "r_status", k), ST["cancelled"]))
+        parts.append(IMPLIES(AND(emitted(enc, s, t, q), on_cancelled), EQ(t[("q_resp", q)], RESP["call-error"])))
+        parts.append(IMPLIES(AND(LT(q, t[("n_reqs",)]), IN(t[("q_phase", q)], OPEN), on_cancelled),
+                             enc.answer_result(t, q)[0]))
+    return AND(*parts)
+
+
+@zprop("WIRE-3", "step", "full: only tools/call gets CreateTaskResult, and tasks/list and tasks/result get "
+       "-32601")
+def wire3(enc, s, act, A, t):
+    parts = []
+    for q in range(enc.sizes.requests):
+        parts.append(IMPLIES(AND(emitted(enc, s, t, q), EQ(t[("q_resp", q)], RESP["create-task"])),
+                             EQ(t[("q_method", q)], M["tools/call"])))
+        parts.append(IMPLIES(AND(emitted(enc, s, t, q), IN(t[("q_method", q)], (M["tasks/list"], M["tasks/result"]))),
+                             EQ(t[("q_resp", q)], RESP["method-not-found"])))
+    return AND(*parts)
+
+
+@zprop("WIRE-4", "step", "full: an HTTP tasks/* whose Mcp-Name differs from its taskId is refused -32020 (or "
+       "-32021 where the capability check refuses it) and changes nothing")
+def wire4(enc, s, act, A, t):
+    parts = []
+    for j in range(enc.sizes.requests):
+        cond = AND(new_req(enc, s, t, j), IN(t[("q_method", j)], TASKS), EQ(t[("q_tr", j)], 0), NOT(t[("q_hdr", j)]))
+        resp = t[("q_resp", j)]
+        may_missing = OR(NOT(t[("q_decl", j)]), NOT(advertised(enc, t[("q_server", j)])))
+        ok = AND(OR(EQ(resp, RESP["header-mismatch"]), AND(may_missing, EQ(resp, RESP["missing-capability"]))),
+                 no_change(enc, s, t))
+        parts.append(IMPLIES(cond, ok))
+    return AND(*parts)
+
+
+# ---- what Z3 does not judge -----------------------------------------------------------------------------------
+
+NOT_ENCODED = {
+    "ADV-1": "the advertisement is message content: the encoding reads one serves_tasks flag for both the "
+             "discover answer and the behaviour, so Z3 would hold it by construction",
+    "TASK-1": "task references are run slots in the abstraction, so every readable run is addressable by "
+              "construction; the property is about the id-level lookup, which Hypothesis checks",
+    "ID-1": "the taskId grammar and entropy are string properties; the abstraction has no strings",
+    "PRJ-2": "inputRequests keys and entry modes are message content the abstraction drops",
+    "TTL-1": "ttlMs values and timestamps are not represented (the encoding keeps only clock ticks)",
+    "NTF-1": "the abstraction has no notifications/cancelled messages",
+    "NTF-3": "notifications/tasks are not represented",
+    "SEC-1": "statusMessage content is not represented",
+    "SEC-2": "inputResponses content and approver sets as data are not represented (approvers are fixed by kind)",
+    "WIRE-1": "resultType is message content; the abstraction keeps the response kind only",
+    "WIRE-2": "the flatness of CreateTaskResult and the emptiness of acknowledgements are message content",
+}
+
+
+def safety_ids() -> list[str]:
+    """The host S ids of the requirement catalogue, in its order."""
+    from properties.requirements import REQUIREMENTS
+    return [r for r, (kind, _) in REQUIREMENTS.items() if kind == "S" and not r.startswith(("HNS-", "E2E-"))]
+
+
+# Trace ids whose step-local part is encoded (the brief's disconnect variants refute them).
+ENCODED_TRACE_IDS = ("OWN-2", "OWN-3")
