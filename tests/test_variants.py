@@ -160,6 +160,9 @@ SCENARIOS = [
     ("answer-before-durable", "CRT-3", "refuted", C1_S1_TASK + [on("answer", request="r1")]),
     ("always-task", "CRT-2", "unreached",
      C1_S1_TASK + [on("run_start", run=run(1)), on("run_complete", run=run(1)), on("answer", request="r1")]),
+    ("always-task", "CRT-2", "unreached",
+     C1_S1_TASK + [on("run_start", run=run(1)), on("run_complete", run=run(1)), on("clock_tick"), on("clock_tick"),
+                   on("purge", run=run(1)), on("answer", request="r1")]),
     ("always-task", "NTF-2", "refuted",
      C1_S1_TASK + [on("run_start", run=run(1)), on("rest_cancel", subject="alice", run=run(1)),
                    on("run_finish_cancel", run=run(1)), on("answer", request="r1")]),
@@ -170,6 +173,9 @@ SCENARIOS = [
     ("listen-acks-foreign", "ISO-2", "refuted", C1_S1_TASK + [on("listen", client="C4", server="S1", declare=True)]),
     ("waiting-external-input-required", "PRJ-1", "refuted", WAITING("external-event")),
     ("waiting-external-input-required", "PRJ-2", "refuted", WAITING("external-event") + [tget("C1")]),
+    ("waiting-external-input-required", "PRJ-2", "refuted",
+     [call("C1", "S2", False), on("run_start", run=run(1)),
+      on("run_interrupt", run=run(1), kind="external-event", form=True), on("answer", request="r1")]),
     ("create-result-carries-input-requests", "PRJ-2", "refuted", C1_S1_TASK + [on("answer", request="r1")]),
     ("create-result-carries-input-requests", "WIRE-2", "refuted", C1_S1_TASK + [on("answer", request="r1")]),
     ("paused-projects-cancelled", "PRJ-1", "refuted",
@@ -257,6 +263,11 @@ SCENARIOS = [
 ]
 
 
+# Refutations a variant also shows but does not record in `expect`, because random exploration seldom
+# takes the long path to them (the gate checks only what `expect` records).
+ALSO = {("mrtr-grace-window", "OWN-3")}
+
+
 # ---- the built-ins ---------------------------------------------------------------------------------
 def test_every_row_of_the_variants_table_is_built_in(shared_dir):
     text = (Path(shared_dir) / "docs" / "requirements.md").read_text(encoding="utf-8").split("## Variants", 1)[1]
@@ -288,9 +299,9 @@ def test_every_requirement_id_has_a_variant():
 def test_every_expectation_has_a_scenario():
     covered = {(v, rid) for v, rid, _, _ in SCENARIOS}
     wanted = {(v.name, rid) for v in BUILTINS.values() for rid in v.expect}
-    assert wanted == covered, (sorted(wanted - covered), sorted(covered - wanted))
+    assert wanted == covered - ALSO, (sorted(wanted - covered), sorted(covered - wanted - ALSO))
     for v, rid, want, _ in SCENARIOS:
-        assert BUILTINS[v].expect[rid] == want, (v, rid)
+        assert (v, rid) in ALSO or BUILTINS[v].expect[rid] == want, (v, rid)
 
 
 @pytest.mark.parametrize("variant,rid,want,scenario", SCENARIOS, ids=[f"{v}-{r}" for v, r, _, _ in SCENARIOS])

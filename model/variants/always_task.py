@@ -16,6 +16,8 @@ class AlwaysTask(Amendment):
 
     def answer_tools_call(self, world, q):
         run = world.runs[q.run]
-        if run.durable and not run.purged and q.declares_tasks and self.serves_tasks(world, q.server):
+        if run.durable and q.declares_tasks and self.serves_tasks(world, q.server):
+            if run.purged:                   # no task left to hand out: the purged-task answer
+                return self.not_found(world, q, "purged")
             return self.create_task_result(world, run, q)
         return super().answer_tools_call(world, q)
