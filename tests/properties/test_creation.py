@@ -1,7 +1,8 @@
 """The creation catalogue (ADV-1, NEG-1..3, CRT-1..4, TASK-1): holds on the baseline, fails on planted mutants."""
 from __future__ import annotations
 
-import random
+import importlib.util
+from pathlib import Path
 
 import model.clients  # noqa: F401  (registers the actions)
 import model.host  # noqa: F401
@@ -9,75 +10,25 @@ import model.network  # noqa: F401
 import model.rest  # noqa: F401
 import pytest
 from model import wire
-from model.actions import ACTIONS
 from model.lifecycle import TERMINAL
 from model.params import Params
 from model.rules import Rules
-from model.world import World
 from properties import creation
 from properties.base import CATALOGUE
 
+_spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
+scenario = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(scenario)
+
 MODULE = creation.__name__.rsplit(".", 1)[-1]
 NAMES = [p.name for p in CATALOGUE.values() if p.area == MODULE]
-PROTOCOL_ACTORS = ("client", "network", "host", "rest", "clock")
 
 
 # ---- scenario helper ---------------------------------------------------------------------------
-class Scenario:
+class Scenario(scenario.Scenario):
     """Apply moves by partial match and check this module's properties after every step."""
 
-    def __init__(self, rules=None, params=None):
-        self.world = World(params, rules)
-        self.fired: dict[str, int] = {}
-        self.violations: dict[str, list[str]] = {}
-        self.steps = []
-
-    def do(self, action, **match):
-        for args in self.world.moves(action):
-            if all(args.get(k) == v for k, v in match.items()):
-                step = self.world.apply(action, args)
-                self.check(step)
-                return step
-        raise AssertionError(f"no {action} move matching {match}")
-
-    def check(self, step):
-        self.steps.append(step)
-        for name in NAMES:
-            p = CATALOGUE[name]
-            if p.premise is not None and p.premise(self.world, step):
-                self.fired[name] = self.fired.get(name, 0) + 1
-            msg = p.check(self.world, step)
-            if msg:
-                self.violations.setdefault(name, []).append(msg)
-
-    def run_of(self, request_id):
-        return self.world.requests[request_id].run
-
-    def task_id(self, run_id):
-        return self.world.rules.task_id(self.world, self.world.runs[run_id])
-
-    def last(self):
-        return f"r{len(self.world.requests)}"
-
-
-def tasked_call(sc, client="C1", declare=True, server="S1", transport="http"):
-    sc.do("call_tool", client=client, server=server, transport=transport, declare=declare, tool="flow")
-    q = sc.last()
-    return q, sc.run_of(q)
-
-
-def random_walk(seed, steps, rules=None, params=None):
-    rng = random.Random(seed)
-    sc = Scenario(rules, params)
-    names = [n for n, a in ACTIONS.items() if a.actor in PROTOCOL_ACTORS]
-    for _ in range(steps):
-        enabled = [n for n in names if len(ACTIONS[n].moves(sc.world))]
-        if not enabled:
-            break
-        name = rng.choice(enabled)
-        moves = ACTIONS[name].moves(sc.world)
-        sc.check(sc.world.apply(name, moves[rng.randrange(len(moves))], check=False))
-    return sc
+    names = NAMES
 
 
 # ---- planted mutants -----------------------------------------------------------------------------
@@ -155,7 +106,7 @@ def test_adv1_holds_on_baseline():
     sc = Scenario()
     sc.do("discover", server="S1")
     sc.do("discover", server="S2")
-    q, run = tasked_call(sc)
+    q, run = sc.call()
     sc.do("answer", request=q)
     sc.do("tasks_get", client="C1", server="S1", ref=sc.task_id(run), declare=False, header_ok=True, transport="http")
     assert sc.fired.get("advertised-iff-served", 0) >= 3
@@ -171,7 +122,7 @@ def test_adv1_refuses_a_second_advertisement():
 
 def test_adv1_refuses_a_second_advertisement_seen_without_discover():
     sc = Scenario(SecondAdvertisement())
-    q, run = tasked_call(sc)
+    q, run = sc.call()
     sc.do("answer", request=q)                      # serving evidence; nobody asked server/discover
     (msg,) = sc.violations["advertised-iff-served"]
     assert "S1" in msg and "'tasks'" in msg
@@ -179,7 +130,7 @@ def test_adv1_refuses_a_second_advertisement_seen_without_discover():
 
 def test_adv1_refuses_serving_without_advertising():
     sc = Scenario(HiddenExtension())
-    q, run = tasked_call(sc)
+    q, run = sc.call()
     sc.do("answer", request=q)
     msg = sc.violations["advertised-iff-served"][0]
     assert "S1 does not advertise" in msg and q in msg
@@ -195,7 +146,7 @@ def test_adv1_refuses_features_not_listing_extensions():
 # ---- NEG-1 ---------------------------------------------------------------------------------------
 def test_neg1_holds_on_baseline():
     sc = Scenario()
-    q, run = tasked_call(sc, declare=False)
+    q, run = sc.call(declare=False)
     sc.do("run_start", run=run)
     sc.do("run_interrupt", run=run, kind="approval", form=True)
     sc.do("answer", request=q)                      # InputRequiredResult to the non-declaring call
@@ -205,8 +156,8 @@ def test_neg1_holds_on_baseline():
 
 def test_neg1_refuses_a_task_to_a_non_declaring_call():
     sc = Scenario(TaskToNonDeclaring())
-    tasked_call(sc, client="C1", declare=True)      # an earlier declaring request of the same client
-    q, run = tasked_call(sc, client="C1", declare=False)
+    sc.call(client="C1", declare=True)      # an earlier declaring request of the same client
+    q, run = sc.call(client="C1", declare=False)
     sc.do("answer", request=q)
     msg = sc.violations["task-only-to-declaring-request"][0]
     assert q in msg and sc.world.label(run) in msg and "declared on r1 only" in msg
@@ -215,7 +166,7 @@ def test_neg1_refuses_a_task_to_a_non_declaring_call():
 # ---- NEG-2 ---------------------------------------------------------------------------------------
 def test_neg2_holds_on_baseline():
     sc = Scenario()
-    q, run = tasked_call(sc)
+    q, run = sc.call()
     tid = sc.task_id(run)
     for action, fabricated in (("tasks_get", "t-42"), ("tasks_cancel", "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued")):
         sc.do(action, client="C1", server="S1", ref=tid, declare=False, header_ok=True)
@@ -226,7 +177,7 @@ def test_neg2_holds_on_baseline():
 
 def test_neg2_refuses_serving_an_undeclared_cancel():
     sc = Scenario(CapabilityIgnored())
-    q, run = tasked_call(sc)
+    q, run = sc.call()
     sc.do("tasks_cancel", client="C1", server="S1", ref=sc.task_id(run), declare=False, header_ok=True)
     msg = sc.violations["undeclared-tasks-method-refused"][0]
     assert "tasks/cancel r2" in msg and "alice" in msg and "not -32021" in msg
@@ -235,7 +186,7 @@ def test_neg2_refuses_serving_an_undeclared_cancel():
 # ---- NEG-3 ---------------------------------------------------------------------------------------
 def test_neg3_holds_on_baseline():
     sc = Scenario()
-    tasked_call(sc)
+    sc.call()
     sc.do("listen", client="C1", server="S1", declare=False)
     assert sc.fired["undeclared-task-listen-refused"] == 1
     assert "undeclared-task-listen-refused" not in sc.violations
@@ -243,7 +194,7 @@ def test_neg3_holds_on_baseline():
 
 def test_neg3_refuses_acknowledging_an_undeclared_listen():
     sc = Scenario(CapabilityIgnored())
-    tasked_call(sc)
+    sc.call()
     sc.do("listen", client="C2", server="S1", declare=False)
     msg = sc.violations["undeclared-task-listen-refused"][0]
     assert "r2" in msg and "bob" in msg and "notifications/subscriptions/acknowledged" in msg
@@ -251,7 +202,7 @@ def test_neg3_refuses_acknowledging_an_undeclared_listen():
 
 # ---- CRT-1 ---------------------------------------------------------------------------------------
 def _tasked_approval(sc):
-    q, run = tasked_call(sc)
+    q, run = sc.call()
     sc.do("run_start", run=run)
     sc.do("run_interrupt", run=run, kind="approval", form=True)
     sc.do("answer", request=q)
@@ -274,7 +225,7 @@ def test_crt1_refuses_input_required_to_a_declaring_call():
 
 # ---- CRT-2 (witness) -----------------------------------------------------------------------------
 def _finished_before_answer(sc):
-    q, run = tasked_call(sc)
+    q, run = sc.call()
     sc.do("run_start", run=run)
     sc.do("run_complete", run=run)
     sc.do("answer", request=q)
@@ -306,7 +257,7 @@ def test_crt3_holds_on_baseline():
 
 def test_crt3_refuses_a_task_before_it_is_durable():
     sc = Scenario(AnswerBeforeDurable())
-    q, run = tasked_call(sc)
+    q, run = sc.call()
     sc.do("answer", request=q)
     msg = sc.violations["task-durable-when-created"][0]
     assert q in msg and sc.world.label(run) in msg and "not yet durably readable" in msg
@@ -315,7 +266,7 @@ def test_crt3_refuses_a_task_before_it_is_durable():
 # ---- CRT-4 ---------------------------------------------------------------------------------------
 def test_crt4_holds_on_baseline():
     sc = Scenario()
-    q, run = tasked_call(sc)
+    q, run = sc.call()
     sc.do("run_start", run=run)
     sc.do("run_interrupt", run=run, kind="clarification", form=True)
     sc.do("clock_tick")
@@ -325,7 +276,7 @@ def test_crt4_holds_on_baseline():
 
 def test_crt4_refuses_holding_a_declaring_call_at_an_approval():
     sc = Scenario(HoldAtApproval())
-    q, run = tasked_call(sc)
+    q, run = sc.call()
     sc.do("run_start", run=run)
     sc.do("run_interrupt", run=run, kind="approval", form=True)
     msg = sc.violations["declaring-call-never-held-at-input"][0]
@@ -334,8 +285,8 @@ def test_crt4_refuses_holding_a_declaring_call_at_an_approval():
 
 # ---- TASK-1 --------------------------------------------------------------------------------------
 def _three_origins(sc):
-    qt, tasked = tasked_call(sc, declare=True)
-    qb, blocking = tasked_call(sc, declare=False)
+    qt, tasked = sc.call(declare=True)
+    qb, blocking = sc.call(declare=False)
     sc.do("rest_create", subject="alice", server="S1")
     rest = [r for r in sc.world.runs if r not in (tasked, blocking)][0]
     for run in (tasked, blocking, rest):
@@ -353,7 +304,7 @@ def test_task1_holds_on_baseline():
 
 def test_task1_refuses_runs_not_addressable_as_tasks():
     sc = Scenario(TasksOnlyForTaskedRuns())
-    q, blocking = tasked_call(sc, declare=False)
+    q, blocking = sc.call(declare=False)
     msg = sc.violations["every-readable-run-is-a-task"][0]
     assert sc.world.label(blocking) in msg and "blocking-call" in msg and "alice" in msg
 
@@ -372,7 +323,7 @@ def test_task1_refuses_a_not_found_answer_to_a_reader():
 def test_baseline_random_walks_hold():
     fired: dict[str, int] = {}
     for seed in range(12):
-        sc = random_walk(seed, 60)
+        sc = scenario.random_walk(Scenario(), seed, 60)
         bad = {n: m for n, m in sc.violations.items() if CATALOGUE[n].asserted}
         assert not bad, (seed, bad)
         for n, c in sc.fired.items():
@@ -394,5 +345,5 @@ def test_every_property_has_a_premise_and_its_kind_fits_its_id():
 
 @pytest.mark.parametrize("params", [Params(), Params(p_unauthorized="error", p_approver="error")])
 def test_random_walks_hold_under_parameters(params):
-    sc = random_walk(99, 80, params=params)
+    sc = scenario.random_walk(Scenario(params=params), 99, 80)
     assert not {n: m for n, m in sc.violations.items() if CATALOGUE[n].asserted}

@@ -1,7 +1,8 @@
 """The identity catalogue (ID-1, ID-2, AUTH-1, ISO-1, ISO-2, gap ID-G4): holds on the baseline, fails on mutants."""
 from __future__ import annotations
 
-import random
+import importlib.util
+from pathlib import Path
 
 import model.clients  # noqa: F401  (registers the actions)
 import model.host  # noqa: F401
@@ -9,58 +10,24 @@ import model.network  # noqa: F401
 import model.rest  # noqa: F401
 from model import identity as ident
 from model import wire
-from model.actions import ACTIONS
 from model.params import Params
 from model.rules import Rules
-from model.world import World
 from properties import identity
 from properties.base import CATALOGUE
 
+_spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
+scenario = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(scenario)
+
 MODULE = identity.__name__.rsplit(".", 1)[-1]
 NAMES = [p.name for p in CATALOGUE.values() if p.area == MODULE]
-PROTOCOL_ACTORS = ("client", "network", "host", "rest", "clock")
 
 
 # ---- scenario helper ---------------------------------------------------------------------------
-class Scenario:
+class Scenario(scenario.Scenario):
     """Apply moves by partial match and check this module's properties after every step."""
 
-    def __init__(self, rules=None, params=None):
-        self.world = World(params, rules)
-        self.fired: dict[str, int] = {}
-        self.violations: dict[str, list[str]] = {}
-
-    def do(self, action, **match):
-        for args in self.world.moves(action):
-            if all(args.get(k) == v for k, v in match.items()):
-                step = self.world.apply(action, args)
-                self.check(step)
-                return step
-        raise AssertionError(f"no {action} move matching {match}")
-
-    def check(self, step):
-        for name in NAMES:
-            p = CATALOGUE[name]
-            if p.premise is not None and p.premise(self.world, step):
-                self.fired[name] = self.fired.get(name, 0) + 1
-            msg = p.check(self.world, step)
-            if msg:
-                self.violations.setdefault(name, []).append(msg)
-
-    def last(self):
-        return f"r{len(self.world.requests)}"
-
-    def task_id(self, run_id):
-        return self.world.rules.task_id(self.world, self.world.runs[run_id])
-
-    def answer(self, request_id):
-        return self.world.requests[request_id].response
-
-
-def call(sc, client="C1", declare=True):
-    sc.do("call_tool", client=client, server="S1", transport="http", declare=declare, tool="flow")
-    q = sc.last()
-    return q, sc.world.requests[q].run
+    names = NAMES
 
 
 def get(sc, client, ref, declare=True, header_ok=True, action="tasks_get", **extra):
@@ -69,7 +36,7 @@ def get(sc, client, ref, declare=True, header_ok=True, action="tasks_get", **ext
 
 
 def approval_task(sc):
-    q, run = call(sc)
+    q, run = sc.call()
     sc.do("run_start", run=run)
     sc.do("run_interrupt", run=run, kind="approval", form=True)
     sc.do("answer", request=q)
@@ -77,27 +44,13 @@ def approval_task(sc):
 
 
 def purged_run(sc):
-    q, run = call(sc)
+    q, run = sc.call()
     sc.do("run_start", run=run)
     sc.do("run_complete", run=run)
     for _ in range(sc.world.params.retention):
         sc.do("clock_tick")
     sc.do("purge", run=run)
     return run
-
-
-def random_walk(seed, steps, rules=None, params=None):
-    rng = random.Random(seed)
-    sc = Scenario(rules, params)
-    names = [n for n, a in ACTIONS.items() if a.actor in PROTOCOL_ACTORS]
-    for _ in range(steps):
-        enabled = [n for n in names if len(ACTIONS[n].moves(sc.world))]
-        if not enabled:
-            break
-        name = rng.choice(enabled)
-        moves = ACTIONS[name].moves(sc.world)
-        sc.check(sc.world.apply(name, moves[rng.randrange(len(moves))], check=False))
-    return sc
 
 
 # ---- planted mutants -----------------------------------------------------------------------------
@@ -162,7 +115,7 @@ class ListenAcksForeign(Rules):
 # ---- ID-1 ----------------------------------------------------------------------------------------
 def test_id1_holds_on_baseline():
     sc = Scenario()
-    q, run = call(sc)
+    q, run = sc.call()
     sc.do("answer", request=q)
     tid = sc.task_id(run)
     get(sc, "C1", tid)
@@ -170,12 +123,12 @@ def test_id1_holds_on_baseline():
     sc.do("listen", client="C1", server="S1", declare=True)
     assert sc.fired["task-id-is-projected-run-id"] == 4
     assert "task-id-is-projected-run-id" not in sc.violations
-    assert "result" in sc.answer("r3")
+    assert "result" in sc.response("r3")
 
 
 def test_id1_refuses_t42():
     sc = Scenario(ShortTaskId())
-    q, run = call(sc)
+    q, run = sc.call()
     sc.do("answer", request=q)
     msg = sc.violations["task-id-is-projected-run-id"][0]
     assert "'t-42'" in msg and q in msg
@@ -183,7 +136,7 @@ def test_id1_refuses_t42():
 
 def test_id1_refuses_an_opaque_segment_under_128_bits():
     sc = Scenario(params=Params(mint_tasked_len=16))
-    q, run = call(sc)
+    q, run = sc.call()
     sc.do("answer", request=q)
     msg = sc.violations["task-id-is-projected-run-id"][0]
     assert "16 characters" in msg and sc.world.label(run) in msg
@@ -191,7 +144,7 @@ def test_id1_refuses_an_opaque_segment_under_128_bits():
 
 def test_id1_refuses_a_double_projection():
     sc = Scenario(DoubleProjection())
-    q, run = call(sc)
+    q, run = sc.call()
     sc.do("answer", request=q)
     msg = sc.violations["task-id-is-projected-run-id"][0]
     assert "~7E2F" in msg and q in msg
@@ -199,7 +152,7 @@ def test_id1_refuses_a_double_projection():
 
 def test_id1_refuses_a_host_that_rejects_the_percent_form():
     sc = Scenario(NoPercentForm())
-    q, run = call(sc)
+    q, run = sc.call()
     r = get(sc, "C1", sc.task_id(run).replace("~2F", "%2F"))
     msg = sc.violations["task-id-is-projected-run-id"][0]
     assert r in msg and "%2F form" in msg and "-32602" in msg
@@ -208,7 +161,7 @@ def test_id1_refuses_a_host_that_rejects_the_percent_form():
 # ---- ID-2 ----------------------------------------------------------------------------------------
 def test_id2_holds_on_baseline():
     sc = Scenario()
-    q, run = call(sc)
+    q, run = sc.call()
     tid = sc.task_id(run)
     get(sc, "C4", tid)                                   # mallory (tenant beta) holds acme's id
     get(sc, "C4", tid, action="tasks_cancel")
@@ -219,7 +172,7 @@ def test_id2_holds_on_baseline():
 
 def test_id2_refuses_an_id_that_acts_as_a_credential():
     sc = Scenario(IdAsCredential())
-    q, run = call(sc)
+    q, run = sc.call()
     r = get(sc, "C4", sc.task_id(run))
     msg = sc.violations["task-id-not-a-credential"][0]
     assert r in msg and "mallory" in msg and sc.world.label(run) in msg and "tenant acme" in msg
@@ -244,13 +197,13 @@ def test_auth1_holds_with_error_parameters():
     tid = sc.task_id(run)
     r1 = get(sc, "C3", tid, action="tasks_cancel")
     r2 = get(sc, "C1", tid, action="tasks_update", key=i, response="accept")
-    assert sc.answer(r1)["error"]["code"] == sc.answer(r2)["error"]["code"] == -32602
+    assert sc.response(r1)["error"]["code"] == sc.response(r2)["error"]["code"] == -32602
     assert "task-methods-authorized-per-subject" not in sc.violations
 
 
 def test_auth1_refuses_a_read_only_caller_cancelling():
     sc = Scenario(ReadOnlyCallerCancels())
-    q, run = call(sc)
+    q, run = sc.call()
     r = get(sc, "C3", sc.task_id(run), action="tasks_cancel")
     msg = sc.violations["task-methods-authorized-per-subject"][0]
     assert r in msg and "carol" in msg and "runs:cancel" in msg and "pending->cancelling" in msg
@@ -267,12 +220,12 @@ def test_auth1_refuses_resolution_by_a_non_approver():
 # ---- ISO-1 ---------------------------------------------------------------------------------------
 def test_iso1_holds_on_baseline():
     sc = Scenario()
-    q, run = call(sc)
+    q, run = sc.call()
     gone = purged_run(sc)
     refs = [sc.task_id(run), sc.task_id(gone), "t-42", "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued"]
     answers = []
     for client, ref in [("C4", refs[0]), ("C1", refs[1]), ("C1", refs[2]), ("C1", refs[3])]:
-        answers.append(sc.answer(get(sc, client, ref)))
+        answers.append(sc.response(get(sc, client, ref)))
     assert sc.fired["unreadable-task-indistinguishable"] == 3     # foreign, purged, malformed (not the plain unknown)
     assert "unreadable-task-indistinguishable" not in sc.violations
     assert len({str(a["error"]) for a in answers}) == 1
@@ -280,7 +233,7 @@ def test_iso1_holds_on_baseline():
 
 def test_iso1_refuses_an_internal_error_for_a_foreign_task():
     sc = Scenario(ForeignInternalError())
-    q, run = call(sc)
+    q, run = sc.call()
     r = get(sc, "C4", sc.task_id(run))
     msg = sc.violations["unreadable-task-indistinguishable"][0]
     assert r in msg and "mallory" in msg and "tenant acme" in msg and "-32603" in msg
@@ -297,7 +250,7 @@ def test_iso1_refuses_a_purged_task_told_apart():
 # ---- ISO-2 ---------------------------------------------------------------------------------------
 def test_iso2_holds_on_baseline():
     sc = Scenario()
-    q, run = call(sc)
+    q, run = sc.call()
     sc.do("listen", client="C4", server="S1", declare=True)       # mallory asks for acme's task
     sc.do("listen", client="C1", server="S1", declare=True)
     sc.do("run_start", run=run)                                   # alice's stream is notified
@@ -309,7 +262,7 @@ def test_iso2_holds_on_baseline():
 
 def test_iso2_refuses_acknowledging_a_foreign_task():
     sc = Scenario(ListenAcksForeign())
-    q, run = call(sc)
+    q, run = sc.call()
     sc.do("listen", client="C4", server="S1", declare=True)
     msg = sc.violations["listen-omits-unreadable"][0]
     assert "r2" in msg and "mallory" in msg and sc.world.label(run) in msg and "tenant acme" in msg
@@ -317,7 +270,7 @@ def test_iso2_refuses_acknowledging_a_foreign_task():
 
 def test_iso2_refuses_notifying_a_foreign_listener():
     sc = Scenario(IdAsCredential())
-    q, run = call(sc)
+    q, run = sc.call()
     sc.do("listen", client="C4", server="S1", declare=True)
     sc.violations.clear()
     sc.do("run_start", run=run)
@@ -350,7 +303,7 @@ def test_idg4_closed_by_every_run_128_bits():
 def test_baseline_random_walks_hold():
     fired: dict[str, int] = {}
     for seed in range(20):
-        sc = random_walk(100 + seed, 60)
+        sc = scenario.random_walk(Scenario(), 100 + seed, 60)
         bad = {n: m for n, m in sc.violations.items() if CATALOGUE[n].asserted}
         assert not bad, (seed, bad)
         for n, c in sc.fired.items():

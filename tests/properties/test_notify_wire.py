@@ -1,23 +1,25 @@
 """The notifications and wire catalogue (NTF-1..3, SEC-1..2, WIRE-1..4): holds on the baseline, fails on mutants."""
 from __future__ import annotations
 
-import random
+import importlib.util
+from pathlib import Path
 
 import model.clients  # noqa: F401  (registers the actions)
 import model.host  # noqa: F401
 import model.network  # noqa: F401
 import model.rest  # noqa: F401
 from model import wire
-from model.actions import ACTIONS
 from model.params import Params
 from model.rules import Rules
-from model.world import World
 from properties import notify_wire
 from properties.base import CATALOGUE
 
+_spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
+scenario = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(scenario)
+
 MODULE = notify_wire.__name__.rsplit(".", 1)[-1]
 NAMES = [p.name for p in CATALOGUE.values() if p.area == MODULE]
-PROTOCOL_ACTORS = ("client", "network", "host", "rest", "clock")
 ROOMY = Params(max_requests=30)
 NTF1, NTF2, NTF3 = ("server-cancelled-only-ends-listen", "cancelled-blocking-call-answered-error",
                     "notification-equals-get")
@@ -27,61 +29,15 @@ WIRE1, WIRE2, WIRE3, WIRE4 = ("result-type-discipline", "flat-create-empty-acks"
 
 
 # ---- scenario helper ---------------------------------------------------------------------------
-class Scenario:
+class Scenario(scenario.Scenario):
     """Apply moves by partial match and check this module's properties after every step."""
 
-    def __init__(self, rules=None, params=None):
-        self.world = World(params or ROOMY, rules)
-        self.fired: dict[str, int] = {}
-        self.violations: dict[str, list[str]] = {}
-
-    def do(self, action, **match):
-        for args in self.world.moves(action):
-            if all(args.get(k) == v for k, v in match.items()):
-                step = self.world.apply(action, args)
-                self.check(step)
-                return step
-        raise AssertionError(f"no {action} move matching {match}")
-
-    def check(self, step):
-        for name in NAMES:
-            p = CATALOGUE[name]
-            if p.premise is not None and p.premise(self.world, step):
-                self.fired[name] = self.fired.get(name, 0) + 1
-            msg = p.check(self.world, step)
-            if msg:
-                self.violations.setdefault(name, []).append(msg)
-
-    def last(self):
-        return f"r{len(self.world.requests)}"
-
-    def call(self, client="C1", declare=True, transport="http"):
-        self.do("call_tool", client=client, server="S1", transport=transport, declare=declare, tool="flow")
-        q = self.last()
-        return q, self.world.requests[q].run
+    names, params = NAMES, ROOMY
 
     def task(self, method, run, client="C1", header_ok=True, declare=True, **extra):
-        tid = self.world.rules.task_id(self.world, self.world.runs[run])
-        self.do(method, client=client, server="S1", ref=tid, declare=declare, header_ok=header_ok,
+        self.do(method, client=client, server="S1", ref=self.task_id(run), declare=declare, header_ok=header_ok,
                 transport="http", **extra)
         return self.last()
-
-    def response(self, qid):
-        return self.world.requests[qid].response
-
-
-def random_walk(seed, steps, rules=None, params=None):
-    rng = random.Random(seed)
-    sc = Scenario(rules, params or Params())
-    names = [n for n, a in ACTIONS.items() if a.actor in PROTOCOL_ACTORS]
-    for _ in range(steps):
-        enabled = [n for n in names if len(ACTIONS[n].moves(sc.world))]
-        if not enabled:
-            break
-        name = rng.choice(enabled)
-        moves = ACTIONS[name].moves(sc.world)
-        sc.check(sc.world.apply(name, moves[rng.randrange(len(moves))], check=False))
-    return sc
 
 
 def blocking_call_cancelled_by_operator(sc):
@@ -399,7 +355,7 @@ def test_wire4_refuses_an_unchecked_mcp_name():
 def test_baseline_random_walks_hold():
     fired: dict[str, int] = {}
     for seed in range(20):
-        sc = random_walk(300 + seed, 60)
+        sc = scenario.random_walk(Scenario(params=Params()), 300 + seed, 60)
         bad = {n: m for n, m in sc.violations.items() if CATALOGUE[n].asserted}
         assert not bad, (seed, bad)
         for n, c in sc.fired.items():

@@ -2,45 +2,29 @@
 planted mutant (for the gap, a strengthening) flips it."""
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 from model import identity
 from model.actions import load_all
 from model.rules import MCP_REQUEST_CANCELLED, Rules
-from model.world import World
 from properties import ownership  # noqa: F401  (registers the properties)
-from properties.base import find
+
+_spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
+scenario = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(scenario)
 
 load_all()
 NAMES = ("OWN-1", "OWN-2", "OWN-3", "OWN-4", "OWN-G3")
 
 
-class Story:
+class Story(scenario.Scenario):
     """Drive a world move by move, checking the named properties after every step."""
 
-    def __init__(self, rules=None, params=None, names=NAMES):
-        self.world = World(params, rules)
-        self.props = [find(n) for n in names]
-        self.key = {p.name: n for n, p in zip(names, self.props)}
-        self.messages = {n: [] for n in names}
-        self.premises = {n: 0 for n in names}
-
-    def do(self, action, **want):
-        w = self.world
-        args = next((a for a in w.moves(action) if all(a.get(k) == v for k, v in want.items())), None)
-        assert args is not None, f"no {action} move with {want}"
-        step = w.apply(action, args)
-        for p in self.props:
-            if p.premise(w, step):
-                self.premises[self.key[p.name]] += 1
-            msg = p.check(w, step)
-            if msg:
-                self.messages[self.key[p.name]].append(msg)
-        return step
-
-    def run(self, label="run1"):
-        return next(r.id for r in self.world.runs.values() if r.label == label)
+    names = NAMES
 
     def call(self, client="C1", server="S1", transport="http", declare=True, start=True):
-        self.do("call_tool", client=client, server=server, transport=transport, declare=declare, tool="flow")
+        super().call(client=client, declare=declare, server=server, transport=transport)
         if start:
             self.do("run_start", run=self.run(f"run{len(self.world.runs)}"))
 

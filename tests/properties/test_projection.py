@@ -1,80 +1,40 @@
 """The projection catalogue (PRJ-1, PRJ-2, PRJ-3): holds on the baseline, fails on planted mutants."""
 from __future__ import annotations
 
-import random
+import importlib.util
+from pathlib import Path
 
 import model.clients  # noqa: F401  (registers the actions)
 import model.host  # noqa: F401
 import model.network  # noqa: F401
 import model.rest  # noqa: F401
 from model import wire
-from model.actions import ACTIONS
 from model.params import Params
 from model.projection import STATUS_PROJECTION
 from model.rules import Rules
-from model.world import World
 from properties import projection
 from properties.base import CATALOGUE
 
+_spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
+scenario = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(scenario)
+
 MODULE = projection.__name__.rsplit(".", 1)[-1]
 NAMES = [p.name for p in CATALOGUE.values() if p.area == MODULE]
-PROTOCOL_ACTORS = ("client", "network", "host", "rest", "clock")
 ROOMY = Params(max_requests=40, max_runs=6)
 PRJ1, PRJ2, PRJ3 = "status-projection-total", "input-requests-match-open-interrupts", "task-status-follows-diagram"
 
 
 # ---- scenario helper ---------------------------------------------------------------------------
-class Scenario:
+class Scenario(scenario.Scenario):
     """Apply moves by partial match and check this module's properties after every step."""
 
-    def __init__(self, rules=None, params=None):
-        self.world = World(params or ROOMY, rules)
-        self.fired: dict[str, int] = {}
-        self.violations: dict[str, list[str]] = {}
-
-    def do(self, action, **match):
-        for args in self.world.moves(action):
-            if all(args.get(k) == v for k, v in match.items()):
-                step = self.world.apply(action, args)
-                self.check(step)
-                return step
-        raise AssertionError(f"no {action} move matching {match}")
-
-    def check(self, step):
-        for name in NAMES:
-            p = CATALOGUE[name]
-            if p.premise is not None and p.premise(self.world, step):
-                self.fired[name] = self.fired.get(name, 0) + 1
-            msg = p.check(self.world, step)
-            if msg:
-                self.violations.setdefault(name, []).append(msg)
-
-    def last(self):
-        return f"r{len(self.world.requests)}"
-
-    def call(self, declare=True):
-        self.do("call_tool", client="C1", server="S1", transport="http", declare=declare, tool="flow")
-        q = self.last()
-        return q, self.world.requests[q].run
+    names, params = NAMES, ROOMY
 
     def get(self, run, client="C1"):
-        tid = self.world.rules.task_id(self.world, self.world.runs[run])
-        self.do("tasks_get", client=client, server="S1", ref=tid, declare=True, header_ok=True, transport="http")
-        return self.world.requests[self.last()].response["result"]
-
-
-def random_walk(seed, steps, rules=None, params=None):
-    rng = random.Random(seed)
-    sc = Scenario(rules, params or Params())
-    names = [n for n, a in ACTIONS.items() if a.actor in PROTOCOL_ACTORS]
-    for _ in range(steps):
-        enabled = [n for n in names if len(ACTIONS[n].moves(sc.world))]
-        if not enabled:
-            break
-        name = rng.choice(enabled)
-        moves = ACTIONS[name].moves(sc.world)
-        sc.check(sc.world.apply(name, moves[rng.randrange(len(moves))], check=False))
-    return sc
+        self.do("tasks_get", client=client, server="S1", ref=self.task_id(run), declare=True, header_ok=True,
+                transport="http")
+        return self.response(self.last())["result"]
 
 
 def tour(sc):
@@ -281,7 +241,7 @@ def test_prj3_refuses_showing_a_client_a_task_leave_a_terminal_status():
 def test_baseline_random_walks_hold():
     fired: dict[str, int] = {}
     for seed in range(20):
-        sc = random_walk(200 + seed, 60)
+        sc = scenario.random_walk(Scenario(params=Params()), 200 + seed, 60)
         bad = {n: m for n, m in sc.violations.items() if CATALOGUE[n].asserted}
         assert not bad, (seed, bad)
         for n, c in sc.fired.items():

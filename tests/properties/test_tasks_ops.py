@@ -1,49 +1,33 @@
 """GET-1, CNL-1, CNL-2, TTL-1..3: each holds on a baseline story that exercises it, and a mutant breaks it."""
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 from model import identity, wire
 from model.actions import load_all
 from model.params import Params
 from model.rules import Rules
-from model.world import World
 from properties import tasks_ops  # noqa: F401  (registers the properties)
-from properties.base import find
+
+_spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
+scenario = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(scenario)
 
 load_all()
 NAMES = ("GET-1", "CNL-1", "CNL-2", "TTL-1", "TTL-2", "TTL-3")
 
 
-class Story:
+class Story(scenario.Scenario):
     """Drive a world move by move, checking the named properties after every step."""
 
-    def __init__(self, rules=None, params=None, names=NAMES):
-        self.world = World(params, rules)
-        self.props = [find(n) for n in names]
-        self.key = {p.name: n for n, p in zip(names, self.props)}
-        self.messages = {n: [] for n in names}
-        self.premises = {n: 0 for n in names}
-
-    def do(self, action, **want):
-        w = self.world
-        args = next((a for a in w.moves(action) if all(a.get(k) == v for k, v in want.items())), None)
-        assert args is not None, f"no {action} move with {want}"
-        step = w.apply(action, args)
-        for p in self.props:
-            if p.premise(w, step):
-                self.premises[self.key[p.name]] += 1
-            msg = p.check(w, step)
-            if msg:
-                self.messages[self.key[p.name]].append(msg)
-        return step
-
-    def run(self, label="run1"):
-        return next(r.id for r in self.world.runs.values() if r.label == label)
+    names = NAMES
 
     def ref(self, label="run1"):
         return identity.project(self.run(label))
 
     def running(self, client="C1"):
-        self.do("call_tool", client=client, server="S1", transport="http", declare=True, tool="flow")
+        self.call(client=client)
         self.do("run_start", run=self.run())
 
     def task(self, method, client="C1", label="run1"):

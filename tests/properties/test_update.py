@@ -1,43 +1,27 @@
 """UPD-1..4 and RPL-1: each holds on a baseline story that exercises it, and a planted mutant breaks it."""
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 from model import identity, wire
 from model.actions import load_all
 from model.params import Params
 from model.rules import Rules
-from model.world import World
 from properties import update  # noqa: F401  (registers the properties)
-from properties.base import find
+
+_spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
+scenario = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(scenario)
 
 load_all()
 NAMES = ("UPD-1", "UPD-2", "UPD-3", "UPD-4", "RPL-1")
 
 
-class Story:
+class Story(scenario.Scenario):
     """Drive a world move by move, checking the named properties after every step."""
 
-    def __init__(self, rules=None, params=None, names=NAMES):
-        self.world = World(params, rules)
-        self.props = [find(n) for n in names]
-        self.key = {p.name: n for n, p in zip(names, self.props)}
-        self.messages = {n: [] for n in names}
-        self.premises = {n: 0 for n in names}
-
-    def do(self, action, **want):
-        w = self.world
-        args = next((a for a in w.moves(action) if all(a.get(k) == v for k, v in want.items())), None)
-        assert args is not None, f"no {action} move with {want}"
-        step = w.apply(action, args)
-        for p in self.props:
-            if p.premise(w, step):
-                self.premises[self.key[p.name]] += 1
-            msg = p.check(w, step)
-            if msg:
-                self.messages[self.key[p.name]].append(msg)
-        return step
-
-    def run(self, label="run1"):
-        return next(r.id for r in self.world.runs.values() if r.label == label)
+    names = NAMES
 
     def ref(self, label="run1"):
         return identity.project(self.run(label))
@@ -47,7 +31,7 @@ class Story:
 
     def waiting_on_approval(self, client="C1", declare=True):
         """alice starts a tasked run on S1 that waits on an approval only bob may give."""
-        self.do("call_tool", client=client, server="S1", transport="http", declare=declare, tool="flow")
+        self.call(client=client, declare=declare)
         self.do("run_start", run=self.run())
         self.do("run_interrupt", run=self.run(), kind="approval", form=True)
 
