@@ -148,10 +148,12 @@ def own1(enc, s, act, A, t):
     return AND(*parts)
 
 
-@zprop("OWN-2", "step", "the step part: when the owner of a non-terminal run is cancelled, the same step "
-       "accepts the run's cancel with reason mcp-request-cancelled (unless already cancelling) and cascades; "
-       "not encoded: the later steps' 'no node, effect, completion or failure afterwards' (CNL-2 and the "
-       "lifecycle cover it on the baseline)")
+@zprop("OWN-2", "step", "the step part and the run's later steps: when the owner of a non-terminal run is "
+       "cancelled, the same step accepts the run's cancel with reason mcp-request-cancelled (unless already "
+       "cancelling) and cascades; afterwards a run cancelled with that reason never completes or fails (its "
+       "status stays cancelling or cancelled, so it starts no node, effect or child either); not encoded: the "
+       "reason of its final run.cancelled, and the later steps of descendants and of runs already cancelling when "
+       "their owner left")
 def own2(enc, s, act, A, t):
     parts = []
     for q in range(enc.sizes.requests):
@@ -167,6 +169,10 @@ def own2(enc, s, act, A, t):
             ok = AND(ok, IMPLIES(AND(LT(x, s[("n_runs",)]), descendant(enc, t, x, r), NOT(IN(px, TERMINAL)),
                                      NOT(EQ(px, ST["cancelling"]))), IN(t[("r_status", x)], CANCEL_ST)))
         parts.append(IMPLIES(cond, ok))
+    for x in range(enc.sizes.runs):
+        later = AND(LT(x, s[("n_runs",)]), EQ(s[("r_reason", x)], 1), IN(s[("r_status", x)], CANCEL_ST))
+        parts.append(IMPLIES(later, NOT(IN(t[("r_status", x)], (ST["completed"], ST["failed"], ST["running"],
+                                                                 ST["pending"])))))
     return AND(*parts)
 
 
@@ -176,11 +182,35 @@ def _answered_targets(enc, s, act, A):
                IN(enc.sel(s, "q_phase", A.req), ANSWERED))
 
 
-@zprop("OWN-3", "step", "the disconnect and stdio-cancel part: once a request's whole response was sent, "
-       "disconnecting or cancelling it changes no run; not encoded: stdio EOF of answered requests and the "
-       "'every accepted cancel has an allowed cause' clause (OWN-4 covers causes from request cancellation)")
+@zprop("OWN-3", "step", "full for the encoded causes: once a request's whole response was sent, disconnecting or "
+       "cancelling it changes no run; and every cancel accepted at a step has an allowed cause there: tasks/cancel "
+       "naming the run, REST cancelRun on it, the cascade of its nearest unfinished ancestor (accepting now or "
+       "already cancelling), or the cancellation of a request that owned it; not encoded: stdio EOF of answered "
+       "requests")
 def own3(enc, s, act, A, t):
-    return IMPLIES(_answered_targets(enc, s, act, A), no_change(enc, s, t))
+    parts = [IMPLIES(_answered_targets(enc, s, act, A), no_change(enc, s, t))]
+    R = enc.sizes.runs
+    accepted = [AND(LT(x, s[("n_runs",)]), NOT(IN(s[("r_status", x)], TERMINAL + CANCEL_ST)),
+                    EQ(t[("r_status", x)], ST["cancelling"])) for x in range(R)]
+    # the cascade from the nearest ancestor not finished, through finished children (which runs.md allows
+    # to be asynchronous: an ancestor already cancelling explains it too)
+    via_parent = []
+    for x in range(R):
+        here = False
+        for p in range(x):
+            st = t[("r_status", p)]
+            explains = OR(accepted[p], IN(st, CANCEL_ST),
+                          AND(IN(st, (ST["completed"], ST["failed"])), via_parent[p]))
+            here = OR(here, AND(EQ(s[("r_parent", x)], p), explains))
+        via_parent.append(here)
+    for x in range(R):
+        rest = AND(is_act(enc, act, "rest_cancel"), EQ(A.run, x))
+        tasks = OR(*[AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["tasks/cancel"]), EQ(t[("q_ref_run", j)], x))
+                     for j in range(enc.sizes.requests)])
+        parent = via_parent[x]
+        owner = OR(*[AND(cancelled_here(enc, s, t, q), EQ(started_run(enc, s, q), x)) for q in range(enc.sizes.requests)])
+        parts.append(IMPLIES(accepted[x], OR(rest, tasks, parent, owner)))
+    return AND(*parts)
 
 
 @zprop("OWN-4", "step", "full: a step that cancels requests cancels only runs they owned and those runs' "
