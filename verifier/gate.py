@@ -93,7 +93,12 @@ def run_gate(args) -> int:
         names = [n for n in names if n in args.only]
     started = time.monotonic()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(_explore_one, names, [settings] * len(names)))
+        # A variant whose expected refutation needs a longer search gets its own settings
+        # (`settings["per_variant"][name]`, e.g. more chunks); the longest start first.
+        own = {n: {**settings, **settings.get("per_variant", {}).get(n, {})} for n in names}
+        order = sorted(names, key=lambda n: -own[n]["chunks"] * own[n]["steps"])
+        done = dict(zip(order, pool.map(_explore_one, order, [own[n] for n in order])))
+        results = [done[n] for n in names]
     problems, undetermined = [], []
     for got in results:
         name = got["variant"]
