@@ -390,3 +390,54 @@ def test_doc_example_works_when_copied(tmp_path):
     refuted = {p["name"]: p for p in data["properties"] if p["verdict"] == "refuted"}
     assert "cancel-acknowledged-as-cancelrun" in refuted, sorted(refuted)
     assert refuted["cancel-acknowledged-as-cancelrun"]["ids"] == ["CNL-1"]
+
+
+# ---- the falsifiability table --------------------------------------------------------------------------
+def _manifest():
+    props = {p.name: p for p in CATALOGUE}
+    base = {name: ("known-gap" if p.kind == "gap" else "reached" if p.kind == "witness" else "holds")
+            for name, p in props.items()}
+    own2, crt2, g3 = BY_ID["OWN-2"], BY_ID["CRT-2"], BY_ID["OWN-G3"]
+    return {"settings": {}, "variants": {
+        "baseline": {"verdicts": base, "lengths": {g3: 3}},
+        "detach-on-disconnect": {"verdicts": {**base, own2: "refuted"}, "lengths": {own2: 2}},
+        "always-task": {"verdicts": {**base, crt2: "unreached"}, "lengths": {}},
+        "cancel-stops-at-once": {"verdicts": {**base, g3: "holds"}, "lengths": {}},
+    }}
+
+
+def test_falsifiability_rows_follow_the_kind_of_each_id():
+    from verifier.falsifiability import rows
+    got = {(r["id"], r["property"]): r for r in rows(_manifest(), CATALOGUE, REQUIREMENTS)}
+    assert {rid for rid, _ in got} == set(REQUIREMENTS)
+    assert [v[0] for v in got[("OWN-2", BY_ID["OWN-2"])]["variants"]] == ["detach-on-disconnect"]
+    assert [v[0] for v in got[("CRT-2", BY_ID["CRT-2"])]["variants"]] == ["always-task"]
+    assert [v[0] for v in got[("OWN-G3", BY_ID["OWN-G3"])]["variants"]] == ["cancel-stops-at-once"]
+    assert got[("OWN-G3", BY_ID["OWN-G3"])]["baseline"] == "known-gap"
+    assert got[("UPD-1", BY_ID["UPD-1"])]["variants"] == []
+
+
+def test_falsifiability_table_links_counterexamples():
+    from verifier.falsifiability import table
+    text = table(_manifest(), catalogue=CATALOGUE, requirements=REQUIREMENTS)
+    own2 = BY_ID["OWN-2"]
+    assert f"| OWN-2 | T | `{own2}` | holds | [detach-on-disconnect](counterexamples/detach-on-disconnect/{own2}/trace.md) (2) |" in text
+    assert "| UPD-1 | S |" in text and "**none**" in text
+
+
+def test_falsifiability_writes_only_between_the_markers(tmp_path):
+    from verifier.falsifiability import END, START, main
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps(_manifest()), encoding="utf-8")
+    readme = tmp_path / "README.md"
+    before, after = "# Title\n\nText before.\n\n", "\n\nText after.\n"
+    readme.write_text(before + START + "\nold table\n" + END + after, encoding="utf-8")
+    assert main(["--manifest", str(manifest), "--readme", str(readme)]) == 0
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith(before + START + "\n") and text.endswith(END + after)
+    assert "old table" not in text and "detach-on-disconnect" in text
+    assert main(["--manifest", str(manifest), "--readme", str(readme)]) == 0     # idempotent
+    assert readme.read_text(encoding="utf-8") == text
+    readme.write_text("no markers\n", encoding="utf-8")
+    assert main(["--manifest", str(manifest), "--readme", str(readme)]) == 3
+    assert readme.read_text(encoding="utf-8") == "no markers\n"
