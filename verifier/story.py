@@ -86,8 +86,15 @@ def _client_of(final_state: dict, request_id) -> str:
 
 def _map(value) -> dict:
     if isinstance(value, dict) and "#map" in value:
-        return {k: {kk: _plain(vv) for kk, vv in v.items()} for k, v in value["#map"]}
+        return {k: {kk: _plain(vv) for kk, vv in _pairs(v)} for k, v in value["#map"]}
     return value
+
+
+def _pairs(record):
+    """A record's fields, whether itf-py wrote it as an object or as a `#map` of pairs."""
+    if isinstance(record, dict) and "#map" in record:
+        return [tuple(p) for p in record["#map"]]
+    return list(record.items())
 
 
 def _plain(v):
