@@ -46,9 +46,11 @@ def _resp(q) -> tuple[int, int]:
         return E.RESP["none"], -1
     if "error" in m:
         code, msg = m["error"]["code"], m["error"]["message"]
-        kind = {-32021: "missing-capability", -32020: "header-mismatch", -32601: "method-not-found"}.get(code)
+        kind = {-32021: "missing-capability", -32020: "header-mismatch", -32601: "method-not-found",
+                -32603: "internal-error"}.get(code)
         if kind is None and code == -32602:
-            kind = {"Task not found": "not-found", "Invalid arguments": "invalid-args"}.get(msg, "invalid-request-state")
+            kind = {"Task not found": "not-found", "Invalid arguments": "invalid-args",
+                    "Invalid or used requestState": "invalid-request-state"}.get(msg, "invalid-params-other")
         return E.RESP[kind or "other"], -1
     r = m["result"]
     rt = r.get("resultType")

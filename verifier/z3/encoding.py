@@ -175,7 +175,7 @@ TASK_METHODS = (M["tasks/get"], M["tasks/update"], M["tasks/cancel"])
 TOOLS = ("flow", "task-only", "bad-args")
 RESPONSES = ("accept", "decline", "cancel")
 BY = ("tasked-call", "blocking-call", "rest", "child", "fork")
-REASONS = (None, "mcp-request-cancelled", "tasks-cancel", "rest-cancel", "parent-cancelled")
+REASONS = (None, "mcp-request-cancelled", "tasks-cancel", "rest-cancel", "parent-cancelled", "declined")
 KINDS = ("approval", "clarification", "external-event")
 RESOLUTIONS = ("accept", "decline", "cancel", "external")
 VIAS = ("tasks/update", "mrtr", "rest", "external")
@@ -184,7 +184,7 @@ TS = {s: i for i, s in enumerate(TASK_STATUSES)}
 # The kinds of a request's response (the few fields of a wire message the properties read).
 RESP_KINDS = ("none", "create-task", "call-ok", "call-error", "input-required", "not-found", "invalid-args",
               "invalid-request-state", "missing-capability", "header-mismatch", "method-not-found", "ack",
-              "get", "discover", "other")
+              "get", "discover", "other", "internal-error", "invalid-params-other")
 RESP = {k: i for i, k in enumerate(RESP_KINDS)}
 FAB_REFS = ("acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued", "t-42")   # model.clients.task_refs
 NEVER_ISSUED_KEY = "acme/i-neverissuedneverissued"                  # model.clients._update_extra
@@ -196,7 +196,21 @@ EXTERNAL = -2                                                      # resolver "e
 
 BASELINE_FLAGS = {
     "serves_tasks": "params",                 # | "none": no server serves the Tasks extension
-    "answer_tools_call": "baseline",          # | "task-without-declaration": tasked whenever served
+    "answer_tools_call": "baseline",          # | "task-without-declaration": tasked whenever served |
+                                              #   "input-required-first" | "server-chooses" (held at an approval,
+                                              #   InputRequiredResult at an input) | "input-required-at-waiting-
+                                              #   external" | "task-before-durable"
+    "blocking_cancel_result": "baseline",     # | "no-error": a cancelled run's CallToolResult isError false
+    "tasks_cancel": "baseline",               # | "ack-only": acknowledged, nothing cancelled |
+                                              #   "append-on-terminal": a terminal run gets an event
+    "method_supported": "baseline",           # | "tasks-list-served": tasks/list answered with a result
+    "update_response": "baseline",            # | "conflict-error": a lost race answered -32603
+    "do_resolve": "baseline",                 # | "decline-cancels-run"
+    "header_ok": "baseline",                  # | "unchecked"
+    "tasks_capability_ok": "baseline",        # | "get-without-declaration" | "listen-without-declaration"
+    "listen_ack": "baseline",                 # | "no-authorization": every unpurged run on the server
+    "not_found": "baseline",                  # | "foreign-403": -32603 for another tenant's run |
+                                              #   "purged-expired": another -32602 message for a purged run
     "durable_on_create": True,                # | False: a called run is readable only after `persist`
     "can_cancel": "baseline",                 # | "read-suffices": read rights are enough to cancel
     "lookup_task": "baseline",                # | "no-authorization": a taskId alone finds the run
@@ -221,7 +235,17 @@ BASELINE_FLAGS = {
 }
 FLAG_VALUES = {
     "serves_tasks": ("params", "none"),
-    "answer_tools_call": ("baseline", "task-without-declaration"),
+    "answer_tools_call": ("baseline", "task-without-declaration", "input-required-first", "server-chooses",
+                          "input-required-at-waiting-external", "task-before-durable"),
+    "blocking_cancel_result": ("baseline", "no-error"),
+    "tasks_cancel": ("baseline", "ack-only", "append-on-terminal"),
+    "method_supported": ("baseline", "tasks-list-served"),
+    "update_response": ("baseline", "conflict-error"),
+    "do_resolve": ("baseline", "decline-cancels-run"),
+    "header_ok": ("baseline", "unchecked"),
+    "tasks_capability_ok": ("baseline", "get-without-declaration", "listen-without-declaration"),
+    "listen_ack": ("baseline", "no-authorization"),
+    "not_found": ("baseline", "foreign-403", "purged-expired"),
     "durable_on_create": (True, False),
     "can_cancel": ("baseline", "read-suffices"),
     "lookup_task": ("baseline", "no-authorization"),
@@ -229,7 +253,7 @@ FLAG_VALUES = {
     "on_tasks_get": ("nothing", "append"),
     "on_ttl_elapsed": ("nothing", "fail-run"),
     "effects_while_cancelling": (True, False),
-    "on_request_cancelled": ("cancel-run", "nothing", "ignore-http", "cancel-callers-runs"),
+    "on_request_cancelled": ("cancel-run", "nothing", "ignore-http", "cancel-callers-runs", "only-declaring"),
     "on_disconnect_after_response": ("nothing", "cancel-run", "cancel-tasked-run"),
     "on_response_lost": ("baseline", "cancel-tasked-run"),
     "cancellation_applies": ("all", "stdio-only"),
@@ -627,12 +651,16 @@ class Encoding:
                           for j in range(self.sizes.interrupts)])
         status_now = self.sel(t, "r_status", k)
         self.set_status(t, k, "resolve_interrupt", AND(ok, IN(status_now, WAITING), NOT(still_open)))
+        if self.flags["do_resolve"] == "decline-cancels-run":
+            self.cancel_run(t, k, "declined", AND(ok, EQ(action, RESOLUTIONS.index("decline"))))
         return ok
 
     def on_request_cancelled(self, t, q, cause, cond=True):
         mode = self.flags["on_request_cancelled"]
         if mode == "nothing" or (mode == "ignore-http" and cause == "http-disconnect"):
             return
+        if mode == "only-declaring":
+            cond = AND(cond, self.sel(t, "q_decl", q, False))
         owns = self.sel(t, "q_owns", q, -1)
         c = AND(cond, NOT(EQ(owns, -1)), NOT(IN(self.sel(t, "r_status", owns), TERMINAL)))
         self.cancel_run(t, owns, "mcp-request-cancelled", c)
@@ -672,7 +700,9 @@ class Encoding:
         else:
             tasked = AND(self.sel(s, "q_decl", q, False), serves)
         terminal = IN(status, TERMINAL)
-        tool = ITE(EQ(status, ST["completed"]), RESP["call-ok"], RESP["call-error"])
+        ok_statuses = (ST["completed"], ST["cancelled"]) if self.flags["blocking_cancel_result"] == "no-error" \
+            else (ST["completed"],)
+        tool = ITE(IN(status, ok_statuses), RESP["call-ok"], RESP["call-error"])
         found, i0 = self.first_open_interrupt(s, k)
         form = self.sel(s, "i_form", i0, False)
         if self.params.p_elicit == "each-get":
@@ -683,7 +713,23 @@ class Encoding:
         has = AND(durable, OR(tasked, terminal, AND(asks, found)))
         input_kind = ITE(AND(NOT(form), NOT(elicit)), RESP["call-error"], RESP["input-required"])
         kind = ITE(terminal, tool, ITE(tasked, RESP["create-task"], input_kind))
-        rstat = ITE(AND(tasked, NOT(terminal)), self.project(status), -1)
+        mode = self.flags["answer_tools_call"]
+        asking = (ST["waiting-approval"], ST["waiting-input"])
+        if mode == "input-required-first":           # an InputRequiredResult whenever the run asks
+            pre = AND(durable, IN(status, asking))
+            has, kind = ITE(pre, found, has), ITE(pre, input_kind, kind)
+        elif mode == "server-chooses":               # held at an approval, InputRequiredResult at an input
+            pre = AND(durable, tasked, NOT(terminal))
+            has = ITE(AND(pre, EQ(status, ST["waiting-approval"])), False,
+                      ITE(AND(pre, EQ(status, ST["waiting-input"])), found, has))
+            kind = ITE(AND(pre, EQ(status, ST["waiting-input"])), input_kind, kind)
+        elif mode == "input-required-at-waiting-external":
+            pre = AND(durable, EQ(status, ST["waiting-external"]), NOT(tasked))
+            has, kind = ITE(pre, found, has), ITE(pre, input_kind, kind)
+        elif mode == "task-before-durable":          # CreateTaskResult before the run is readable
+            pre = AND(NOT(durable), tasked, NOT(terminal))
+            has, kind = ITE(pre, True, has), ITE(pre, RESP["create-task"], kind)
+        rstat = ITE(EQ(kind, RESP["create-task"]), self.project(status), -1)
         rs = ITE(EQ(kind, RESP["input-required"]), i0, -1)
         return has, kind, rstat, rs
 
@@ -879,9 +925,11 @@ class Encoding:
         server = self.sel(s, "q_server", p)
         prev_tr = self.sel(s, "q_tr", p)
         transport = ITE(EQ(prev_tr, 0), 0, ITE(self._stdio(s, A.client, server), 1, 0))
-        q = self.new_request(t, True, A.client, server, transport, "tools/call", A.declare,
-                             q_tool=self.sel(s, "q_tool", p), q_retry=True, q_prev=p, q_ans=A.resp)
         i = self.sel(s, "q_rs_int", p, -1)
+        # the retry answers every inputRequests key: none when the requestState's interrupt is no input request
+        keyed = NOT(EQ(self.sel(s, "i_kind", i), KINDS.index("external-event")))
+        q = self.new_request(t, True, A.client, server, transport, "tools/call", A.declare,
+                             q_tool=self.sel(s, "q_tool", p), q_retry=True, q_prev=p, q_ans=ITE(keyed, A.resp, 0))
         subj = self.subject_of(A.client)
         valid = AND(NOT(EQ(i, -1)), NOT(self.sel(s, "q_rs_used", p, True)),
                     EQ(self.subject_of(self.sel(s, "q_client", p)), subj), self.sel(s, "i_open", i, False))
@@ -928,7 +976,9 @@ class Encoding:
                              q_ref_form=A.ref_form, q_hdr=ITE(EQ(A.transport, 0), A.header, True), **extra)
         subj = self.subject_of(A.client)
         capable = AND(A.declare, self.serves_tasks(A.server))
-        header = OR(EQ(A.transport, 1), A.header)
+        if self.flags["tasks_capability_ok"] == "get-without-declaration" and method == "tasks/get":
+            capable = self.serves_tasks(A.server)
+        header = OR(EQ(A.transport, 1), A.header, self.flags["header_ok"] == "unchecked")
         k = A.ref_run
         if self.flags["lookup_task"] == "no-authorization":
             readable = AND(LE(0, k), self.sel(s, "r_durable", k, False), NOT(self.sel(s, "r_purged", k, True)))
@@ -938,7 +988,14 @@ class Encoding:
         c2 = AND(capable, NOT(header))
         c3 = AND(capable, header, NOT(readable))
         ok = AND(capable, header, readable)
-        early = ITE(c1, RESP["missing-capability"], ITE(c2, RESP["header-mismatch"], RESP["not-found"]))
+        not_found = RESP["not-found"]
+        nf_mode = self.flags["not_found"]
+        if nf_mode == "foreign-403":
+            not_found = ITE(AND(LE(0, k), NOT(EQ(self.tenant(subj), self.run_tenant(s, k)))), RESP["internal-error"],
+                            not_found)
+        elif nf_mode == "purged-expired":
+            not_found = ITE(AND(LE(0, k), self.sel(s, "r_purged", k, False)), RESP["invalid-params-other"], not_found)
+        early = ITE(c1, RESP["missing-capability"], ITE(c2, RESP["header-mismatch"], not_found))
         self.put(t, "q_run", q, k, ok)
         rstat = -1
         if method == "tasks/get":
@@ -948,8 +1005,12 @@ class Encoding:
             rstat = ITE(ok, self.project(self.sel(s, "r_status", k)), -1)
         elif method == "tasks/cancel":
             may = self.can_cancel(s, subj, k)
-            deny = RESP["not-found"] if self.params.p_unauthorized == "error" else RESP["ack"]
-            self.cancel_run(t, k, "tasks-cancel", AND(ok, may, NOT(IN(self.sel(s, "r_status", k), TERMINAL))))
+            deny = not_found if self.params.p_unauthorized == "error" else RESP["ack"]
+            cmode = self.flags["tasks_cancel"]
+            if cmode != "ack-only":
+                self.cancel_run(t, k, "tasks-cancel", AND(ok, may, NOT(IN(self.sel(s, "r_status", k), TERMINAL))))
+            if cmode == "append-on-terminal":
+                self.append(t, k, AND(ok, may, IN(self.sel(s, "r_status", k), TERMINAL)))
             resp = ITE(may, RESP["ack"], deny)
         else:
             i = A.key
@@ -958,7 +1019,9 @@ class Encoding:
             resolved = self.resolve(t, i, subj, A.resp, "tasks/update", considered)
             err = AND(NOT(authorized), NOT(resolved)) if self.params.p_unauthorized == "error" else False
             err2 = NOT(authorized) if self.params.p_approver == "error" else False
-            resp = ITE(OR(err, err2), RESP["not-found"], RESP["ack"])
+            resp = ITE(OR(err, err2), not_found, RESP["ack"])
+            if self.flags["update_response"] == "conflict-error":
+                resp = ITE(err, not_found, ITE(AND(authorized, NOT(resolved)), RESP["internal-error"], resp))
         self.send(t, q, ITE(ok, resp, early), True, rstat)
         return g
 
@@ -979,7 +1042,8 @@ class Encoding:
                          for q in range(self.sizes.requests)])))
         q = self.new_request(t, True, A.client, A.server, 0, "tasks/list", True)
         self.put(t, "q_method", q, ITE(EQ(A.method, 0), M["tasks/list"], M["tasks/result"]))
-        self.send(t, q, RESP["method-not-found"])
+        served = AND(EQ(A.method, 0), self.flags["method_supported"] == "tasks-list-served")
+        self.send(t, q, ITE(served, RESP["other"], RESP["method-not-found"]))
         return g
 
     def act_listen(self, s, A, t):
@@ -990,12 +1054,16 @@ class Encoding:
         q = self.new_request(t, True, A.client, A.server, 0, "subscriptions/listen", A.declare)
         refs = self.listen_refs(s, A.server)
         capable = AND(A.declare, self.serves_tasks(A.server))
+        if self.flags["tasks_capability_ok"] == "listen-without-declaration":
+            capable = self.serves_tasks(A.server)
         refused = AND(refs, NOT(capable))
         self.send(t, q, RESP["missing-capability"], refused)
         subj = self.subject_of(A.client)
         for k in range(self.sizes.runs):
             ack = AND(NOT(refused), LT(k, s[("n_runs",)]), EQ(s[("r_server", k)], A.server))
-            if self.flags["lookup_task"] == "no-authorization":
+            if self.flags["listen_ack"] == "no-authorization":
+                ack = AND(ack, NOT(s[("r_purged", k)]))
+            elif self.flags["lookup_task"] == "no-authorization":
                 ack = AND(ack, s[("r_durable", k)], NOT(s[("r_purged", k)]))
             else:
                 ack = AND(ack, self.can_read(s, subj, k))

@@ -21,7 +21,7 @@ from typing import Callable
 import z3
 
 from .bmc import Unrolling, Z3Verdict, make_solver
-from .encoding import (AND, COUNT, BY, EQ, EXTERNAL, IMPLIES, IN, KINDS, LE, LT, M, NOT, OPEN, OR, PH, RESP, ST, TERMINAL,
+from .encoding import (AND, COUNT, REASONS, BY, EQ, EXTERNAL, IMPLIES, IN, KINDS, LE, LT, M, NOT, OPEN, OR, PH, RESP, ST, TERMINAL,
                        VIAS, WAITING, Args, Encoding, sym_case, sym_int, value_of)
 from .properties import PROPS, descendant
 
@@ -100,7 +100,7 @@ def run_fields(enc, st):
             _rng(st[("r_owner", k)], 0, Z.subjects - 1), _rng(st[("r_by", k)], 0, len(BY) - 1),
             _rng(st[("r_parent", k)], -1, k - 1), _rng(st[("r_created", k)], 0, st[("clock",)]),
             OR(EQ(term, -1), AND(LE(st[("r_created", k)], term), LE(term, st[("clock",)]))),
-            _rng(st[("r_reason", k)], 0, 4))))
+            _rng(st[("r_reason", k)], 0, len(REASONS) - 1))))
     return AND(*parts)
 
 
