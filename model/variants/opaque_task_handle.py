@@ -6,13 +6,15 @@ class OpaqueTaskHandle(Amendment):
 
     "It adds a second id namespace that needs its own tenant binding, when runId is already
     tenant-bound." Here the handle is `h-` and the run's opaque segment, and the handle table has no
-    tenant binding: any caller holding `runs:read` in any tenant resolves it.
+    tenant binding: any caller holding `runs:read` in any tenant resolves it. A handle names no
+    runId, so the run behind a CreateTaskResult (CRT-3), a run addressed by its projected runId
+    (TASK-1) and a listen acknowledgement (ISO-2) no longer line up with the runs a caller can read.
     """
     name = "opaque-task-handle"
     kind = "rejected-alternative"
     source = "RFC 0198 Alternatives considered, 4; §C.5-6"
     changes = "task ids from their own space (`h-<opaque>`), not tenant-bound"
-    expect = {"ID-1": "refuted", "ISO-1": "refuted"}
+    expect = {"ID-1": "refuted", "ISO-1": "refuted", "CRT-3": "refuted", "TASK-1": "refuted", "ISO-2": "refuted"}
 
     def task_id(self, world, run):
         return "h-" + run.id.split("/", 1)[1]
