@@ -166,3 +166,39 @@ def guards_exact(enc: Encoding, world) -> list[str]:
         if extra or missing:
             problems.append(f"{a}: encoding-only {extra[:3]}, model-only {missing[:3]}")
     return problems
+
+
+def formulas_agree(enc: Encoding, seed: int, length: int = 25, props=None) -> str | None:
+    """Walk the executable model running the catalogue's checks after every step (as check_step
+    does); at the first step where a Z3 formula is violated, the catalogue must have failed the
+    same requirement id by then. None when they agree, else what differs."""
+    from .bmc import catalogue_props
+    from .properties import PROPS
+    props = catalogue_props() if props is None else props
+    rng = random.Random(seed)
+    world = World(enc.params, enc.rules)
+    names = list(enc.actions)
+    failed: dict[str, int] = {}
+    for n in range(length):
+        enabled = [a for a in names if world.moves(a)]
+        if not enabled:
+            return None
+        a = rng.choices(enabled, [WEIGHTS.get(x, 1.0) for x in enabled])[0]
+        moves = world.moves(a)
+        args = moves[rng.randrange(len(moves))]
+        pre = abstract(world, enc)
+        A = encode_args(world, a, args)
+        step = world.apply(a, args)
+        post = abstract(world, enc)
+        for p in props:
+            if p.asserted and p.check(world, step):
+                for rid in p.ids:
+                    failed.setdefault(rid, n)
+        broken = [rid for rid, zp in PROPS.items() if zp.formula(enc, pre, enc.index[a], A, post) is not True]
+        if broken:
+            missing = [rid for rid in broken if rid not in failed]
+            if missing:
+                return (f"seed {seed} step {n} {a}({args}): the Z3 formula of {', '.join(missing)} is violated but "
+                        f"the catalogue did not fail it (it failed {sorted(failed) or 'nothing'})")
+            return None
+    return None

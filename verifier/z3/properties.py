@@ -458,9 +458,10 @@ def id2(enc, s, act, A, t):
     return AND(*parts)
 
 
-@zprop("AUTH-1", "step", "full for the answer kinds: on a readable task tasks/* is answered with a result, or "
-       "-32602 per P-UNAUTHORIZED / P-APPROVER, or -32020/-32021; tasks/cancel without runs:cancel changes "
-       "nothing; tasks/update resolves only as an eligible approver")
+@zprop("AUTH-1", "step", "full for the answer kinds: on a task its caller can read, a tasks/update or tasks/cancel "
+       "from a caller lacking the right (runs:cancel, eligibility) is answered with a result, -32020/-32021, or "
+       "-32602 where P-UNAUTHORIZED / P-APPROVER say so; tasks/cancel without runs:cancel changes nothing; "
+       "tasks/update resolves only as an eligible approver")
 def auth1(enc, s, act, A, t):
     parts = []
     p = enc.params
@@ -470,17 +471,19 @@ def auth1(enc, s, act, A, t):
         method = t[("q_method", j)]
         key = t[("q_key", j)]
         lacks_cancel = AND(EQ(method, M["tasks/cancel"]), NOT(enc._tab(enc.scope_cancel, subj)))
-        lacks_update = AND(EQ(method, M["tasks/update"]), NOT(EQ(key, -1)), NOT(eligible_i(enc, s, subj, key)))
+        lacks_update = AND(EQ(method, M["tasks/update"]), NOT(EQ(key, -1)),
+                           NOT(EQ(enc.sel(s, "i_kind", key), KINDS.index("external-event"))),
+                           NOT(eligible_i(enc, s, subj, key)))
         lacking = OR(lacks_cancel, lacks_update)
         resp = t[("q_resp", j)]
-        nf_ok = AND(lacking, OR(p.p_unauthorized == "error", AND(EQ(method, M["tasks/update"]), p.p_approver == "error")))
-        ok = OR(IN(resp, RESULTS), EQ(resp, RESP["header-mismatch"]), EQ(resp, RESP["missing-capability"]),
-                AND(EQ(resp, RESP["not-found"]), nf_ok))
-        ok = AND(ok, IMPLIES(lacks_cancel, no_change(enc, s, t)))
+        nf_ok = OR(p.p_unauthorized == "error", AND(EQ(method, M["tasks/update"]), p.p_approver == "error"))
+        answer_ok = OR(IN(resp, RESULTS), EQ(resp, RESP["header-mismatch"]), EQ(resp, RESP["missing-capability"]),
+                       AND(EQ(resp, RESP["not-found"]), nf_ok))
+        ok = AND(IMPLIES(lacking, answer_ok), IMPLIES(lacks_cancel, no_change(enc, s, t)))
         for i in range(enc.sizes.interrupts):
             ok = AND(ok, IMPLIES(AND(EQ(method, M["tasks/update"]), resolved_here(enc, s, t, i)),
                                  AND(EQ(t[("i_by", i)], subj), eligible_i(enc, s, subj, i))))
-        parts.append(IMPLIES(AND(cond, readable), ok))
+        parts.append(IMPLIES(AND(cond, readable, NOT(EQ(method, M["tasks/get"]))), ok))
     return AND(*parts)
 
 
