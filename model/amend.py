@@ -17,7 +17,6 @@ rule, or a rule with other parameters, is refused with the file and line.
 """
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import sys
 from dataclasses import fields

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from . import wire
 from .actions import action
-from .lifecycle import TERMINAL, WAITING
 from .state import Interrupt, Run
 
 

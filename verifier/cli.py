@@ -7,7 +7,6 @@ Exit codes: 0 every property holds within the stated budget (known gaps shown as
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, EXIT_USAGE = 0, 1, 2, 3

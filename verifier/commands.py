@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-from .cli import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, EXIT_USAGE, UsageError
+from .cli import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
 from .files import write_atomic
 
 
