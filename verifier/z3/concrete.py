@@ -69,6 +69,32 @@ def _resp(q) -> tuple[int, int]:
     return E.RESP["other"], -1
 
 
+def _ttl(q, tick_ms: int) -> int:
+    """The ttlMs of the task a response carries, in ticks; -1 for null or no task."""
+    res = (q.response or {}).get("result") or {}
+    ttl = res.get("ttlMs") if "taskId" in res else None
+    if ttl is None:
+        return -1
+    if ttl % tick_ms:
+        raise AbstractionError(f"ttlMs {ttl} of {q.id} is not a whole number of ticks")
+    return ttl // tick_ms
+
+
+def _flat(q) -> bool:
+    """False for a result typed "task" that carries more than a CreateTaskResult's fields (WIRE-2)."""
+    from properties.notify_wire import CREATE_FIELDS
+    res = (q.response or {}).get("result") or {}
+    return res.get("resultType") != "task" or set(res) <= CREATE_FIELDS
+
+
+def _recorded_approvers(world, interrupt) -> tuple:
+    """The approvers the run's log recorded when the interrupt was requested."""
+    for e in world.runs[interrupt.run].log:
+        if e["type"] == "interrupt.requested" and e.get("interruptId") == interrupt.id:
+            return tuple(e.get("approvers") or ())
+    return ()
+
+
 def abstract(world, enc: Encoding) -> dict:
     """The encoded state of a concrete `World` (abstraction function)."""
     Z = enc.sizes
@@ -102,6 +128,7 @@ def abstract(world, enc: Encoding) -> dict:
                                and not e.get("replayed") for e in log),
             ("r_log", k): len(log),
             ("r_restres", k): any(e["type"] == "interrupt.resolved" and e.get("via") == "rest" for e in log),
+            ("r_grace", k): -1 if r.grace_until is None else r.grace_until,
         })
     nres = {i: 0 for i in ints}
     for r in world.runs.values():
@@ -117,6 +144,9 @@ def abstract(world, enc: Encoding) -> dict:
             ("i_res", j): -1 if i.resolution is None else E.RESOLUTIONS.index(i.resolution),
             ("i_via", j): -1 if i.via is None else E.VIAS.index(i.via), ("i_nres", j): nres[iid],
         })
+        recorded = _recorded_approvers(world, i)
+        for x, name in enumerate(subjects):
+            s[("i_grant", j, x)] = i.approvers is not None and name in i.approvers and name not in recorded
     states = {rs.request: rs for rs in world.request_states.values()}
     for j, qid in enumerate(reqs):
         q = world.requests[qid]
@@ -146,7 +176,8 @@ def abstract(world, enc: Encoding) -> dict:
             ("q_prev", j): _slot(reqs, q.retry_of, "request"), ("q_rvalid", j): q.retry_valid,
             ("q_csent", j): q.cancel_sent, ("q_closed", j): q.closed,
             ("q_rs_int", j): -1 if rs is None else ints.index(rs.interrupt),
-            ("q_rs_used", j): False if rs is None else rs.used,
+            ("q_rs_used", j): False if rs is None else rs.used, ("q_ttl", j): _ttl(q, P.tick_ms),
+            ("q_flat", j): _flat(q),
         })
         for k, rid in enumerate(runs):
             s[("q_acked", j, k)] = rid in q.acked

@@ -199,10 +199,15 @@ BASELINE_FLAGS = {
     "answer_tools_call": "baseline",          # | "task-without-declaration": tasked whenever served |
                                               #   "input-required-first" | "server-chooses" (held at an approval,
                                               #   InputRequiredResult at an input) | "input-required-at-waiting-
-                                              #   external" | "task-before-durable"
+                                              #   external" | "task-before-durable" | "always-task" (every
+                                              #   declaring call on a serving host, even a finished run's) |
+                                              #   "never" (no tools/call is ever answered)
     "blocking_cancel_result": "baseline",     # | "no-error": a cancelled run's CallToolResult isError false
     "tasks_cancel": "baseline",               # | "ack-only": acknowledged, nothing cancelled |
-                                              #   "append-on-terminal": a terminal run gets an event
+                                              #   "append-on-terminal": a terminal run gets an event |
+                                              #   "ack-carries-status": the acknowledgement is not empty
+    "get_task_result": "baseline",            # | "result-type-task": tasks/get answered resultType "task"
+    "create_task_result": "baseline",         # (its kind and ttlMs are read: an override needs a flag)
     "method_supported": "baseline",           # | "tasks-list-served": tasks/list answered with a result
     "update_response": "baseline",            # | "conflict-error": a lost race answered -32603
     "do_resolve": "baseline",                 # | "decline-cancels-run"
@@ -213,32 +218,42 @@ BASELINE_FLAGS = {
                                               #   "purged-expired": another -32602 message for a purged run
     "durable_on_create": True,                # | False: a called run is readable only after `persist`
     "can_cancel": "baseline",                 # | "read-suffices": read rights are enough to cancel
-    "lookup_task": "baseline",                # | "no-authorization": a taskId alone finds the run
+    "lookup_task": "baseline",                # | "no-authorization": a taskId alone finds the run |
+                                              #   "only-tasked-call": only runs a tasked call started are tasks
     "project_status": None,                   # | {run status: task status} rows overriding the §D table
     "resolve": "baseline",                    # | "no-at-most-once" | "skip-approver-check" |
                                               #   "rest-ignores-other-surfaces" (REST re-resolves an interrupt
-                                              #   another surface resolved, while the run is not finished)
+                                              #   another surface resolved, while the run is not finished) |
+                                              #   "content-grants-approval" (an accept's content adds its sender
+                                              #   to an approval's approvers, open or not)
     "on_tasks_get": "nothing",                # | "append": a read appends one event to the run's log
-    "ttl_ms": "to-purge",                     # | ("fixed", ticks or "retention"): every task's ttlMs is that
-                                              #   many ticks after its creation
+    "ttl_ms": "to-purge",                     # | ("fixed", ticks, "retention" or "retention-1"): every task's
+                                              #   ttlMs is that many ticks after its creation
     "on_ttl_elapsed": "nothing",              # | "fail-run": a run neither terminal nor cancelling is failed
                                               #   when its TTL elapses
     "effects_while_cancelling": True,         # | False: no compensation after acceptance
     "releases_ownership": ("sent", "cancelled"),   # the events that end ownership, of: sent, cancelled,
-                                                   # stream_event, delivered, lost
+                                                   # stream_event, delivered, lost, receipt (the harness's
+                                                   # checkpoint: never taken in the host-only encoding)
     "on_request_cancelled": "cancel-run",     # | "nothing" | "ignore-http" | "cancel-callers-runs" (also every
-                                              #   non-terminal run of the caller's Subject on that server)
+                                              #   non-terminal run of the caller's Subject on that server) |
+                                              #   ("grace-for-retry", ticks): an owning retry's run is cancelled by
+                                              #   the after_step sweep once that many ticks have passed
+    "after_step": "publish",                  # | "grace-sweep": also cancel runs whose grace deadline passed
     "on_response_lost": "baseline",           # | "cancel-tasked-run": a lost CreateTaskResult cancels its run
     "on_disconnect_after_response": "nothing",     # | "cancel-run": cancels the run of a tools/call |
-                                                   #   "cancel-tasked-run": only one answered CreateTaskResult
+                                                   #   "cancel-tasked-run": only one answered CreateTaskResult |
+                                                   #   "cancel-owned": a request still owning its run cancels it
     "cancellation_applies": "all",            # | "stdio-only": an HTTP disconnect does not cancel
 }
 FLAG_VALUES = {
     "serves_tasks": ("params", "none"),
     "answer_tools_call": ("baseline", "task-without-declaration", "input-required-first", "server-chooses",
-                          "input-required-at-waiting-external", "task-before-durable"),
+                          "input-required-at-waiting-external", "task-before-durable", "always-task", "never"),
     "blocking_cancel_result": ("baseline", "no-error"),
-    "tasks_cancel": ("baseline", "ack-only", "append-on-terminal"),
+    "tasks_cancel": ("baseline", "ack-only", "append-on-terminal", "ack-carries-status"),
+    "get_task_result": ("baseline", "result-type-task"),
+    "create_task_result": ("baseline",),
     "method_supported": ("baseline", "tasks-list-served"),
     "update_response": ("baseline", "conflict-error"),
     "do_resolve": ("baseline", "decline-cancels-run"),
@@ -248,24 +263,26 @@ FLAG_VALUES = {
     "not_found": ("baseline", "foreign-403", "purged-expired"),
     "durable_on_create": (True, False),
     "can_cancel": ("baseline", "read-suffices"),
-    "lookup_task": ("baseline", "no-authorization"),
-    "resolve": ("baseline", "no-at-most-once", "skip-approver-check", "rest-ignores-other-surfaces"),
+    "lookup_task": ("baseline", "no-authorization", "only-tasked-call"),
+    "resolve": ("baseline", "no-at-most-once", "skip-approver-check", "rest-ignores-other-surfaces",
+                "content-grants-approval"),
     "on_tasks_get": ("nothing", "append"),
     "on_ttl_elapsed": ("nothing", "fail-run"),
     "effects_while_cancelling": (True, False),
-    "on_request_cancelled": ("cancel-run", "nothing", "ignore-http", "cancel-callers-runs", "only-declaring"),
-    "on_disconnect_after_response": ("nothing", "cancel-run", "cancel-tasked-run"),
+    "after_step": ("publish", "grace-sweep"),
+    "on_disconnect_after_response": ("nothing", "cancel-run", "cancel-tasked-run", "cancel-owned"),
     "on_response_lost": ("baseline", "cancel-tasked-run"),
     "cancellation_applies": ("all", "stdio-only"),
 }
-RELEASE_EVENTS = ("sent", "cancelled", "stream_event", "delivered", "lost")
+RELEASE_EVENTS = ("sent", "cancelled", "stream_event", "delivered", "lost", "receipt")
+ON_REQUEST_CANCELLED = ("cancel-run", "nothing", "ignore-http", "cancel-callers-runs", "only-declaring")
 
 # Rules whose override changes only message content that no encoded property reads: a variant may
 # override them without a flag (the Z3 verdicts on the encoded ids stay valid).
 CONTENT_ONLY_RULES = frozenset({
-    "status_message", "notification", "after_step", "discover_result", "openwop_features",
+    "status_message", "notification", "discover_result", "openwop_features",
     "mint_run_id", "mint_interrupt_id", "fork_log", "missing_capability", "server_cancelled_on",
-    "create_task_result", "get_task_result", "removed_method_result",
+    "removed_method_result",
 })
 # Rules the encoding reads through a flag (by the same name) or through `lifecycle_extra` data.
 FLAGGED_RULES = frozenset(BASELINE_FLAGS) | {"lifecycle_fire", "lifecycle_can"}
@@ -318,8 +335,18 @@ def rule_flags(rules) -> dict:
         bad = [s for s, t in rows.items() if s not in ST or t not in TS]
         if bad:
             raise UnsupportedVariant(f"project_status rows {bad} are not run status -> task status")
-    if flags["ttl_ms"] != "to-purge" and not (isinstance(flags["ttl_ms"], tuple) and flags["ttl_ms"][0] == "fixed"):
-        raise UnsupportedVariant(f"ttl_ms {flags['ttl_ms']!r} is neither 'to-purge' nor ('fixed', ticks)")
+    ttl = flags["ttl_ms"]
+    if ttl != "to-purge" and not (isinstance(ttl, tuple) and len(ttl) == 2 and ttl[0] == "fixed"
+                                  and (isinstance(ttl[1], int) or ttl[1] in ("retention", "retention-1"))):
+        raise UnsupportedVariant(f"ttl_ms {ttl!r} is neither 'to-purge' nor ('fixed', ticks)")
+    orc = flags["on_request_cancelled"]
+    if orc not in ON_REQUEST_CANCELLED and not (isinstance(orc, tuple) and len(orc) == 2
+                                                and orc[0] == "grace-for-retry" and isinstance(orc[1], int)):
+        raise UnsupportedVariant(f"on_request_cancelled {orc!r}: the encoding supports {ON_REQUEST_CANCELLED} "
+                                 "and ('grace-for-retry', ticks)")
+    if (flags["after_step"] == "grace-sweep") != isinstance(orc, tuple):
+        raise UnsupportedVariant("a grace window needs both on_request_cancelled ('grace-for-retry', ticks) and "
+                                 "after_step 'grace-sweep'")
     return flags
 
 
@@ -428,6 +455,8 @@ class Encoding:
         for j in range(Z.interrupts):
             for f, t in INT_FIELDS.items():
                 out[(f, j)] = t
+            for x in range(Z.subjects):
+                out[("i_grant", j, x)] = "bool"
         for q in range(Z.requests):
             for f, t in REQ_FIELDS.items():
                 out[(f, q)] = t
@@ -448,6 +477,8 @@ class Encoding:
         for j in range(Z.interrupts):
             for f, d in INT_DEFAULTS.items():
                 s[(f, j)] = d
+            for x in range(Z.subjects):
+                s[("i_grant", j, x)] = False
         for q in range(Z.requests):
             for f, d in REQ_DEFAULTS.items():
                 s[(f, q)] = d
@@ -523,7 +554,36 @@ class Encoding:
         k = self.sel(s, "i_run", i, -1)
         kind = self.sel(s, "i_kind", i, 0)
         return AND(LE(0, subj), EQ(self.tenant(subj), self.run_tenant(s, k)), self._tab(self.scope_respond, subj),
-                   OR(NOT(EQ(kind, KINDS.index("approval"))), EQ(subj, self.bob)))
+                   OR(NOT(EQ(kind, KINDS.index("approval"))), EQ(subj, self.bob), self.granted(s, i, subj)))
+
+    def granted(self, s, i, subj):
+        """subj was added to interrupt i's approvers after it was requested (only a variant does that)."""
+        out = False
+        for j in range(self.sizes.interrupts):
+            for x in range(self.sizes.subjects):
+                out = OR(out, AND(EQ(i, j), EQ(subj, x), s[("i_grant", j, x)]))
+        return out
+
+    def lookup(self, s, subj, k):
+        """Rules.lookup_task for a reference naming run slot k on its own server (the client sends it there)."""
+        mode = self.flags["lookup_task"]
+        if mode == "no-authorization":
+            return AND(LE(0, k), self.sel(s, "r_durable", k, False), NOT(self.sel(s, "r_purged", k, True)))
+        found = AND(LE(0, k), self.can_read(s, subj, k))
+        if mode == "only-tasked-call":
+            found = AND(found, EQ(self.sel(s, "r_by", k), BY.index("tasked-call")))
+        return found
+
+    def ttl_ticks(self, s, k):
+        """Rules.ttl_ms in ticks, -1 for null."""
+        ttl = self.flags["ttl_ms"]
+        if ttl == "to-purge":
+            return ITE(EQ(self.sel(s, "r_terminal", k, -1), -1), -1,
+                       ADD(self.purge_time(s, k), -self.sel(s, "r_created", k, 0)))
+        return self.fixed_ttl(ttl)
+
+    def fixed_ttl(self, ttl) -> int:
+        return {"retention": self.params.retention, "retention-1": max(0, self.params.retention - 1)}.get(ttl[1], ttl[1])
 
     def project(self, status):
         """Rules.project_status with the variant's rows: the task status index."""
@@ -564,7 +624,7 @@ class Encoding:
         vals = {"r_status": ST["pending"], "r_server": server, "r_owner": owner, "r_by": by_idx,
                 "r_parent": parent, "r_created": t[("clock",)], "r_terminal": -1, "r_durable": durable,
                 "r_purged": False, "r_creq": creq, "r_elicit": elicit, "r_fork": fork, "r_reason": 0,
-                "r_comp": False, "r_log": log, "r_restres": restres}
+                "r_comp": False, "r_log": log, "r_restres": restres, "r_grace": -1}
         for f, v in vals.items():
             self.put(t, f, k, v, cond)
         self.set_g(t, ("n_runs",), ADD(k, 1), cond)
@@ -627,6 +687,13 @@ class Encoding:
         k = self.sel(t, "i_run", i, -1)
         status = self.sel(t, "r_status", k)
         mode = self.flags["resolve"]
+        if mode == "content-grants-approval" and via in ("tasks/update", "mrtr"):
+            # the accept's content {"approved": true} adds its sender to an approval's approvers, before any check
+            grant = AND(cond, EQ(action, RESOLUTIONS.index("accept")),
+                        EQ(self.sel(t, "i_kind", i, -1), KINDS.index("approval")), NOT(EQ(subj, self.bob)))
+            for j in range(self.sizes.interrupts):
+                for x in range(self.sizes.subjects):
+                    t[("i_grant", j, x)] = ITE(AND(grant, EQ(i, j), EQ(subj, x)), True, t[("i_grant", j, x)])
         guard_open = AND(self.sel(t, "i_open", i, False), IN(status, WAITING))
         approver = True if via == "external" else self.eligible(t, subj, i)
         if mode == "no-at-most-once":
@@ -659,6 +726,13 @@ class Encoding:
         mode = self.flags["on_request_cancelled"]
         if mode == "nothing" or (mode == "ignore-http" and cause == "http-disconnect"):
             return
+        if isinstance(mode, tuple):                    # ("grace-for-retry", ticks)
+            owns = self.sel(t, "q_owns", q, -1)
+            retry = AND(cond, self.sel(t, "q_retry", q, False), NOT(EQ(owns, -1)))
+            pending = AND(retry, NOT(IN(self.sel(t, "r_status", owns), TERMINAL)), EQ(self.sel(t, "r_grace", owns, 0), -1))
+            self.put(t, "r_grace", owns, ADD(t[("clock",)], mode[1]), pending)
+            cond = AND(cond, NOT(retry))
+            mode = "cancel-run"
         if mode == "only-declaring":
             cond = AND(cond, self.sel(t, "q_decl", q, False))
         owns = self.sel(t, "q_owns", q, -1)
@@ -729,6 +803,12 @@ class Encoding:
         elif mode == "task-before-durable":          # CreateTaskResult before the run is readable
             pre = AND(NOT(durable), tasked, NOT(terminal))
             has, kind = ITE(pre, True, has), ITE(pre, RESP["create-task"], kind)
+        elif mode == "always-task":                  # a task even for a finished run; a purged one is not found
+            pre = AND(durable, tasked)
+            has = ITE(pre, True, has)
+            kind = ITE(pre, ITE(self.sel(s, "r_purged", k, False), RESP["not-found"], RESP["create-task"]), kind)
+        elif mode == "never":
+            has = False
         rstat = ITE(EQ(kind, RESP["create-task"]), self.project(status), -1)
         rs = ITE(EQ(kind, RESP["input-required"]), i0, -1)
         return has, kind, rstat, rs
@@ -739,8 +819,18 @@ class Encoding:
         t = dict(s)
         t[("_crash",)] = False
         g = getattr(self, "act_" + action)(s, A, t)
+        if self.flags["after_step"] == "grace-sweep" and action != "clock_tick":
+            self.grace_sweep(t)
         g = AND(g, NOT(t.pop(("_crash",))))
         return g, t
+
+    def grace_sweep(self, t):
+        """The grace window's sweeper (after every step but the clock's own tick): a run whose grace
+        deadline has passed is cancelled, unless it finished meanwhile."""
+        for k in range(self.sizes.runs):
+            due = AND(LT(k, t[("n_runs",)]), NOT(EQ(t[("r_grace", k)], -1)), LE(t[("r_grace", k)], t[("clock",)]))
+            t[("r_grace", k)] = ITE(due, -1, t[("r_grace", k)])
+            self.cancel_run(t, k, "mcp-request-cancelled", AND(due, NOT(IN(t[("r_status", k)], TERMINAL))))
 
     def _run_guard(self, s, A, *statuses):
         return AND(self.valid(s, "r", A.run), IN(self.sel(s, "r_status", A.run), tuple(ST[x] for x in statuses)),
@@ -769,6 +859,7 @@ class Encoding:
     def act_answer(self, s, A, t):
         q = A.req
         has, kind, rstat, rs = self.answer_result(s, q)
+        self.put(t, "q_ttl", q, self.ttl_ticks(s, self.sel(s, "q_run", q, -1)), EQ(kind, RESP["create-task"]))
         g = AND(self.valid(s, "q", q), EQ(self.sel(s, "q_method", q), M["tools/call"]),
                 IN(self.sel(s, "q_phase", q), OPEN), NOT(EQ(self.sel(s, "q_run", q, -1), -1)), has)
         self.put(t, "q_rs_int", q, rs, EQ(kind, RESP["input-required"]))
@@ -856,8 +947,7 @@ class Encoding:
         if ttl == "to-purge":
             pt = self.purge_time(s, k)
             return AND(NOT(EQ(s[("r_terminal", k)], -1)), LE(pt, now))
-        ticks = self.params.retention if ttl[1] == "retention" else ttl[1]
-        return LE(ADD(s[("r_created", k)], ticks), now)
+        return LE(ADD(s[("r_created", k)], self.fixed_ttl(ttl)), now)
 
     def act_clock_tick(self, s, A, t):
         g = LT(s[("clock",)], self.params.max_time)
@@ -980,10 +1070,7 @@ class Encoding:
             capable = self.serves_tasks(A.server)
         header = OR(EQ(A.transport, 1), A.header, self.flags["header_ok"] == "unchecked")
         k = A.ref_run
-        if self.flags["lookup_task"] == "no-authorization":
-            readable = AND(LE(0, k), self.sel(s, "r_durable", k, False), NOT(self.sel(s, "r_purged", k, True)))
-        else:
-            readable = AND(LE(0, k), self.can_read(s, subj, k))
+        readable = self.lookup(s, subj, k)
         c1 = NOT(capable)
         c2 = AND(capable, NOT(header))
         c3 = AND(capable, header, NOT(readable))
@@ -1001,8 +1088,11 @@ class Encoding:
         if method == "tasks/get":
             if self.flags["on_tasks_get"] == "append":
                 self.append(t, k, ok)
-            resp = RESP["get"]
+            resp = RESP["create-task"] if self.flags["get_task_result"] == "result-type-task" else RESP["get"]
             rstat = ITE(ok, self.project(self.sel(s, "r_status", k)), -1)
+            self.put(t, "q_ttl", q, self.ttl_ticks(s, k), ok)
+            if self.flags["get_task_result"] == "result-type-task":   # a detailed task: inputRequests or result
+                self.put(t, "q_flat", q, False, AND(ok, IN(rstat, (TS["input_required"], TS["completed"]))))
         elif method == "tasks/cancel":
             may = self.can_cancel(s, subj, k)
             deny = not_found if self.params.p_unauthorized == "error" else RESP["ack"]
@@ -1011,7 +1101,8 @@ class Encoding:
                 self.cancel_run(t, k, "tasks-cancel", AND(ok, may, NOT(IN(self.sel(s, "r_status", k), TERMINAL))))
             if cmode == "append-on-terminal":
                 self.append(t, k, AND(ok, may, IN(self.sel(s, "r_status", k), TERMINAL)))
-            resp = ITE(may, RESP["ack"], deny)
+            ack = RESP["other"] if cmode == "ack-carries-status" else RESP["ack"]
+            resp = ITE(may, ack, deny)
         else:
             i = A.key
             considered = AND(ok, NOT(EQ(i, -1)), NOT(EQ(self.sel(s, "i_kind", i), KINDS.index("external-event"))))
@@ -1063,10 +1154,8 @@ class Encoding:
             ack = AND(NOT(refused), LT(k, s[("n_runs",)]), EQ(s[("r_server", k)], A.server))
             if self.flags["listen_ack"] == "no-authorization":
                 ack = AND(ack, NOT(s[("r_purged", k)]))
-            elif self.flags["lookup_task"] == "no-authorization":
-                ack = AND(ack, s[("r_durable", k)], NOT(s[("r_purged", k)]))
             else:
-                ack = AND(ack, self.can_read(s, subj, k))
+                ack = AND(ack, self.lookup(s, subj, k))
             for j in range(self.sizes.requests):
                 t[("q_acked", j, k)] = ITE(EQ(q, j), ack, t[("q_acked", j, k)])
         self.put(t, "q_phase", q, PH["streaming"], NOT(refused))
@@ -1125,6 +1214,9 @@ class Encoding:
             self.cancel_run(t, k, "mcp-request-cancelled", AND(delivered, EQ(self.sel(s, "q_method", q), M["tools/call"]), live))
         elif mode == "cancel-tasked-run":
             self.cancel_run(t, k, "mcp-request-cancelled", AND(delivered, tasked, live))
+        elif mode == "cancel-owned":
+            self.on_request_cancelled(t, q, "disconnect-before-receipt",
+                                      AND(delivered, NOT(EQ(self.sel(s, "q_owns", q, -1), -1))))
         # sent: the response is lost in flight
         self.put(t, "q_phase", q, PH["lost"], sent)
         if self.flags["on_response_lost"] == "cancel-tasked-run":
@@ -1272,11 +1364,11 @@ def _name(key, tag):
 RUN_FIELDS = {"r_status": "int", "r_server": "int", "r_owner": "int", "r_by": "int", "r_parent": "int",
               "r_created": "int", "r_terminal": "int", "r_durable": "bool", "r_purged": "bool", "r_creq": "int",
               "r_elicit": "bool", "r_fork": "bool", "r_reason": "int", "r_comp": "bool", "r_log": "int",
-              "r_restres": "bool"}
+              "r_restres": "bool", "r_grace": "int"}
 RUN_DEFAULTS = {"r_status": 0, "r_server": 0, "r_owner": 0, "r_by": 0, "r_parent": -1, "r_created": 0,
                 "r_terminal": -1, "r_durable": True, "r_purged": False, "r_creq": -1, "r_elicit": True,
                 "r_fork": False, "r_reason": 0, "r_comp": False, "r_log": 0,
-                "r_restres": False}
+                "r_restres": False, "r_grace": -1}
 INT_FIELDS = {"i_run": "int", "i_kind": "int", "i_form": "bool", "i_open": "bool", "i_by": "int", "i_res": "int",
               "i_via": "int", "i_nres": "int"}
 INT_DEFAULTS = {"i_run": -1, "i_kind": 0, "i_form": True, "i_open": False, "i_by": -1, "i_res": -1, "i_via": -1,
@@ -1285,11 +1377,11 @@ REQ_FIELDS = {"q_client": "int", "q_server": "int", "q_tr": "int", "q_method": "
               "q_tool": "int", "q_ref_run": "int", "q_ref_form": "int", "q_hdr": "bool", "q_key": "int",
               "q_ans": "int", "q_phase": "int", "q_resp": "int", "q_rstat": "int", "q_run": "int", "q_owns": "int",
               "q_retry": "bool", "q_prev": "int", "q_rvalid": "bool", "q_csent": "bool", "q_closed": "bool",
-              "q_rs_int": "int", "q_rs_used": "bool"}
+              "q_rs_int": "int", "q_rs_used": "bool", "q_ttl": "int", "q_flat": "bool"}
 REQ_DEFAULTS = {"q_client": 0, "q_server": 0, "q_tr": 0, "q_method": 0, "q_decl": False, "q_tool": 0,
                 "q_ref_run": -1, "q_ref_form": 0, "q_hdr": True, "q_key": -1, "q_ans": 0, "q_phase": 0,
                 "q_resp": 0, "q_rstat": -1, "q_run": -1, "q_owns": -1, "q_retry": False, "q_prev": -1,
-                "q_rvalid": False, "q_csent": False, "q_closed": False, "q_rs_int": -1, "q_rs_used": False}
+                "q_rvalid": False, "q_csent": False, "q_closed": False, "q_rs_int": -1, "q_rs_used": False, "q_ttl": -1, "q_flat": True}
 
 # The Args fields each action reads (the others are free in its case).
 ACTION_ARG_FIELDS = {

@@ -259,6 +259,20 @@ def request_fields(enc, st):
     return AND(*parts)
 
 
+@inv("task-results-flat", "a result typed \"task\" carrying more than a CreateTaskResult's fields answered only a "
+     "tasks/get that was answered")
+def task_results_flat(enc, st):
+    answered = (PH["sent"], PH["delivered"], PH["lost"])
+    return AND(*[IMPLIES(NOT(st[("q_flat", q)]), AND(LT(q, st[("n_reqs",)]), EQ(st[("q_method", q)], M["tasks/get"]),
+                                                     IN(st[("q_phase", q)], answered)))
+                 for q in _reqs(enc)])
+
+
+@inv("approvers-recorded", "no interrupt's approvers grew after it was requested")
+def approvers_recorded(enc, st):
+    return AND(*[NOT(st[("i_grant", j, x)]) for j in range(enc.sizes.interrupts) for x in range(enc.sizes.subjects)])
+
+
 @inv("request-life", "open requests are tools/call or listen and have no response; a listen is never left "
      "received; sent, delivered and lost requests have one, cancelled ones none; only tools/call and tasks/* "
      "travel on stdio; a stdio cancel was sent only on stdio; a closed connection delivered its response")

@@ -17,12 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .encoding import (AND, EQ, EXTERNAL, IMPLIES, IN, ITE, KINDS, LE, LT, M, NOT, OPEN, OR, PH, RESP, ST, TERMINAL,
+from .encoding import (ADD, AND, EQ, EXTERNAL, IMPLIES, IN, ITE, KINDS, LE, LT, M, NOT, OPEN, OR, PH, RESP, ST, TERMINAL,
                        TS, VIAS, WAITING)
 
 ANSWERED = (PH["sent"], PH["delivered"], PH["lost"])
 CANCEL_ST = (ST["cancelling"], ST["cancelled"])
 TASKS = (M["tasks/get"], M["tasks/update"], M["tasks/cancel"])
+TASK_VIEWS = (RESP["get"], RESP["create-task"])     # a tasks/get result, whatever its resultType
+ERRORS = tuple(RESP[k] for k in ("not-found", "invalid-args", "invalid-request-state", "missing-capability",
+                                 "header-mismatch", "method-not-found", "internal-error", "invalid-params-other"))
 RESULTS = (RESP["create-task"], RESP["call-ok"], RESP["call-error"], RESP["input-required"], RESP["ack"], RESP["get"],
            RESP["discover"])
 
@@ -350,8 +353,32 @@ def ttl3(enc, s, act, A, t):
         cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["tasks/get"]), served_task_request(enc, t, j),
                    entitled)
         purged = enc.sel(t, "r_purged", r, True)
-        ok = ITE(purged, EQ(t[("q_resp", j)], RESP["not-found"]), EQ(t[("q_resp", j)], RESP["get"]))
+        ok = ITE(purged, EQ(t[("q_resp", j)], RESP["not-found"]), IN(t[("q_resp", j)], TASK_VIEWS))
         parts.append(IMPLIES(cond, ok))
+    return AND(*parts)
+
+
+@zprop("TTL-1", "step", "the emission part: a CreateTaskResult or tasks/get result whose ttlMs is not null "
+       "expires no earlier than the run's purge time (exact once terminal, else the earliest it can be under "
+       "P-RETENTION); not encoded: notifications/tasks, and the re-check of an earlier emission when the run "
+       "finishes later")
+def ttl1(enc, s, act, A, t):
+    parts = []
+    P = enc.params
+    for q in range(enc.sizes.requests):
+        k = t[("q_run", q)]
+        ttl = t[("q_ttl", q)]
+        created = enc.sel(t, "r_created", k, 0)
+        term = enc.sel(t, "r_terminal", k, -1)
+        clock = t[("clock",)]
+        if P.p_retention == "from-terminal":
+            earliest = ADD(clock, P.retention)
+        else:
+            start = ADD(created, P.retention)
+            earliest = ITE(LE(start, clock), clock, start)
+        purge = ITE(EQ(term, -1), earliest, enc.purge_time(t, k))
+        cond = AND(emitted(enc, s, t, q), IN(t[("q_resp", q)], TASK_VIEWS), NOT(EQ(k, -1)), NOT(EQ(ttl, -1)))
+        parts.append(IMPLIES(cond, LE(purge, ADD(created, ttl))))
     return AND(*parts)
 
 
@@ -420,6 +447,28 @@ def crt4(enc, s, act, A, t):
                    NOT(EQ(k, -1)), t[("q_decl", q)], advertised(enc, t[("q_server", q)]),
                    IN(enc.sel(t, "r_status", k), (ST["waiting-approval"], ST["waiting-input"])))
         parts.append(IMPLIES(cond, enc.answer_result(t, q)[0]))
+    return AND(*parts)
+
+
+@zprop("TASK-1", "step", "full for the encoded starts (tasked or blocking call, REST, child, fork): a declaring "
+       "tasks/get (matching Mcp-Name) on a serving host naming a run its caller can getRun is answered with that "
+       "run's task, and when a run is created or becomes terminal the host's lookup resolves it for every Subject "
+       "that can getRun it")
+def task1(enc, s, act, A, t):
+    parts = []
+    for j in range(enc.sizes.requests):
+        subj = subject(enc, t, j)
+        r = t[("q_ref_run", j)]
+        cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["tasks/get"]), served_task_request(enc, t, j),
+                   advertised(enc, t[("q_server", j)]), can_get_run(enc, s, subj, r, t[("q_server", j)]))
+        parts.append(IMPLIES(cond, AND(IN(t[("q_resp", j)], TASK_VIEWS), EQ(t[("q_run", j)], r))))
+    for k in range(enc.sizes.runs):
+        st = t[("r_status", k)]
+        created = AND(LE(s[("n_runs",)], k), LT(k, t[("n_runs",)]))
+        finished = AND(LT(k, s[("n_runs",)]), NOT(EQ(s[("r_status", k)], st)), IN(st, TERMINAL))
+        probe = AND(OR(created, finished), advertised(enc, t[("r_server", k)]))
+        for x in range(enc.sizes.subjects):
+            parts.append(IMPLIES(AND(probe, can_get_run(enc, t, x, k, t[("r_server", k)])), enc.lookup(t, x, k)))
     return AND(*parts)
 
 
@@ -538,6 +587,13 @@ def prj3(enc, s, act, A, t):
     return AND(*parts)
 
 
+@zprop("SEC-2", "invariant", "the approver-set part: every interrupt's approvers are those its log recorded "
+       "when it was requested (scopes are fixed parameters; resolutions by eligible approvers only are UPD-2's)")
+def sec2(enc, s, act, A, t):
+    return AND(*[IMPLIES(LT(j, t[("n_ints",)]), NOT(t[("i_grant", j, x)]))
+                 for j in range(enc.sizes.interrupts) for x in range(enc.sizes.subjects)])
+
+
 # ---- notifications and wire ---------------------------------------------------------------------------------
 
 @zprop("NTF-2", "step", "the answer part: a tools/call whose run is cancelled is answered CallToolResult "
@@ -555,13 +611,39 @@ def ntf2(enc, s, act, A, t):
     return AND(*parts)
 
 
-@zprop("WIRE-3", "step", "full: only tools/call gets CreateTaskResult, and tasks/list and tasks/result get "
-       "-32601")
+@zprop("WIRE-1", "step", "the result-kind part: the results of tasks/get, tasks/update and tasks/cancel never carry "
+       "resultType \"task\" or \"input_required\", and an InputRequiredResult answers only tools/call; not encoded: "
+       "whether \"complete\" is spelled out, and notifications")
+def wire1(enc, s, act, A, t):
+    parts = []
+    for q in range(enc.sizes.requests):
+        resp, method = t[("q_resp", q)], t[("q_method", q)]
+        parts.append(IMPLIES(AND(emitted(enc, s, t, q), IN(method, TASKS)),
+                             NOT(IN(resp, (RESP["create-task"], RESP["input-required"])))))
+        parts.append(IMPLIES(AND(emitted(enc, s, t, q), EQ(resp, RESP["input-required"])), EQ(method, M["tools/call"])))
+    return AND(*parts)
+
+
+@zprop("WIRE-2", "step", "the acknowledgement and flatness parts: a tasks/update or tasks/cancel answered with a "
+       "result is answered with the empty acknowledgement, and a result typed \"task\" carries only a "
+       "CreateTaskResult's fields; not encoded: required fields, ttlMs types, InputRequiredResult contents")
+def wire2(enc, s, act, A, t):
+    parts = []
+    for q in range(enc.sizes.requests):
+        sent = emitted(enc, s, t, q)
+        parts.append(IMPLIES(AND(sent, IN(t[("q_method", q)], (M["tasks/update"], M["tasks/cancel"]))),
+                             IN(t[("q_resp", q)], ERRORS + (RESP["ack"],))))
+        parts.append(IMPLIES(AND(sent, EQ(t[("q_resp", q)], RESP["create-task"])), t[("q_flat", q)]))
+    return AND(*parts)
+
+
+@zprop("WIRE-3", "step", "full: only tools/call gets CreateTaskResult (tasks/* results are WIRE-1's), and "
+       "tasks/list and tasks/result get -32601")
 def wire3(enc, s, act, A, t):
     parts = []
     for q in range(enc.sizes.requests):
         parts.append(IMPLIES(AND(emitted(enc, s, t, q), EQ(t[("q_resp", q)], RESP["create-task"])),
-                             EQ(t[("q_method", q)], M["tools/call"])))
+                             IN(t[("q_method", q)], (M["tools/call"],) + TASKS)))
         parts.append(IMPLIES(AND(emitted(enc, s, t, q), IN(t[("q_method", q)], (M["tasks/list"], M["tasks/result"]))),
                              EQ(t[("q_resp", q)], RESP["method-not-found"])))
     return AND(*parts)
@@ -586,17 +668,11 @@ def wire4(enc, s, act, A, t):
 NOT_ENCODED = {
     "ADV-1": "the advertisement is message content: the encoding reads one serves_tasks flag for both the "
              "discover answer and the behaviour, so Z3 would hold it by construction",
-    "TASK-1": "task references are run slots in the abstraction, so every readable run is addressable by "
-              "construction; the property is about the id-level lookup, which Hypothesis checks",
     "ID-1": "the taskId grammar and entropy are string properties; the abstraction has no strings",
     "PRJ-2": "inputRequests keys and entry modes are message content the abstraction drops",
-    "TTL-1": "ttlMs values and timestamps are not represented (the encoding keeps only clock ticks)",
     "NTF-1": "the abstraction has no notifications/cancelled messages",
     "NTF-3": "notifications/tasks are not represented",
     "SEC-1": "statusMessage content is not represented",
-    "SEC-2": "inputResponses content and approver sets as data are not represented (approvers are fixed by kind)",
-    "WIRE-1": "resultType is message content; the abstraction keeps the response kind only",
-    "WIRE-2": "the flatness of CreateTaskResult and the emptiness of acknowledgements are message content",
 }
 
 

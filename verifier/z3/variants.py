@@ -53,6 +53,16 @@ Z3_RULE_TABLE: dict[str, dict] = {
     "completes-after-disconnect": {"on_request_cancelled": "only-declaring"},
     "foreign-task-403": {"not_found": "foreign-403"},
     "purged-task-expired-message": {"not_found": "purged-expired"},
+    "always-task": {"answer_tools_call": "always-task"},
+    "drop-every-request": {"answer_tools_call": "never"},
+    "tasks-only-for-tasked-runs": {"lookup_task": "only-tasked-call"},
+    "ownership-until-receipt": {"releases_ownership": ("receipt", "cancelled"),
+                                "on_disconnect_after_response": "cancel-owned"},
+    "ack-carries-status": {"tasks_cancel": "ack-carries-status"},
+    "task-result-type-on-get": {"get_task_result": "result-type-task"},
+    "ttl-below-retention": {"ttl_ms": ("fixed", "retention-1")},
+    "mrtr-grace-window": {"on_request_cancelled": ("grace-for-retry", 1), "after_step": "grace-sweep"},
+    "response-content-grants-approval": {"resolve": "content-grants-approval"},
 }
 
 
