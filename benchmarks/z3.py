@@ -3,11 +3,13 @@ encoding supports the BMC depth and time of the shortest counterexample of each 
 expected to refute, beside Hypothesis's time and shrunk length for the same variant (optional).
 
     .venv/bin/python benchmarks/z3.py [--depth 6] [--timeout 300] [--only NAME ...] [--hypothesis]
-                                      [--full] [--builtins]
+                                      [--full] [--builtins] [--coverage]
 
 --full       also run every variant's whole Z3 check (every id: proved, bounded or refuted)
 --hypothesis also run the exploration of benchmarks/variants.py once per variant (seed 0, 60 s cap)
 --builtins   list every built-in variant with whether the encoding can describe it
+--coverage   every (variant, host safety id) the gate's manifest records as refuted: BMC's depth and time
+             beside the shrunk length the gate recorded, or why the encoding cannot reproduce it
 
 Targets (issue 5): every baseline safety id proved for all depths within 60 s in total; every variant
 that breaks a safety id refuted by BMC with a trace no longer than Hypothesis's.
@@ -107,6 +109,32 @@ def builtins_table() -> None:
             print(f"  {name:40} no: {e}")
 
 
+def coverage(timeout: float) -> None:
+    from verifier.z3.bmc import bmc
+    from verifier.z3.coverage import pairs
+    ps = pairs()
+    print(f"\nThe gate's refutations of host safety ids ({len(ps)} pairs): BMC up to the gate's shrunk length")
+    print(f"  {'variant':38} {'id':7} {'verdict':11} {'depth':>5} {'gate':>4} {'seconds':>8}")
+    done = longer = 0
+    start = time.time()
+    for p in ps:
+        if not p.encoded:
+            print(f"  {p.variant:38} {p.id:7} {'not-encoded':11} {'-':>5} {p.hypothesis_length or '-':>4}  {p.reason[:90]}")
+            continue
+        cls, _ = supported_variants()[p.variant]
+        enc = Encoding(cls.make_params(Z3_PARAMS), make_rules(cls))
+        limit = p.hypothesis_length or 8
+        v = bmc(enc, [p.id], limit, time.time() + timeout, p.variant)[p.id]
+        done += v.verdict == "refuted"
+        longer += v.verdict == "refuted" and v.depth > limit
+        print(f"  {p.variant:38} {p.id:7} {v.verdict:11} {v.depth if v.depth else '-':>5} {limit:>4} {v.seconds:8.2f}")
+    encoded = sum(p.encoded for p in ps)
+    variants = {p.variant for p in ps}
+    reproduced = {p.variant for p in ps if p.encoded}
+    print(f"  {done}/{encoded} encoded pairs refuted by BMC ({longer} longer than the gate's), {encoded}/{len(ps)} "
+          f"pairs encoded; {len(reproduced)}/{len(variants)} variants reproduced; {time.time() - start:.0f}s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--depth", type=int, default=6)
@@ -116,10 +144,14 @@ def main() -> None:
     ap.add_argument("--hypothesis", action="store_true")
     ap.add_argument("--builtins", action="store_true")
     ap.add_argument("--skip-baseline", action="store_true")
+    ap.add_argument("--coverage", action="store_true")
     args = ap.parse_args()
     os.environ.setdefault("PYTHONHASHSEED", "0")
     if not args.skip_baseline:
         baseline(args.timeout)
+    if args.coverage:
+        coverage(args.timeout)
+        return
     variants(set(args.only) if args.only else None, args.depth, args.timeout, args.full, args.hypothesis)
     if args.builtins:
         builtins_table()

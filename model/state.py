@@ -74,6 +74,7 @@ class Request:
     acked: tuple[str, ...] = ()      # subscriptions/listen: the raw runIds acknowledged
     cancel_sent: bool = False        # stdio: the client already sent notifications/cancelled
     closed: bool = False             # HTTP: the connection closed after the response arrived
+    host_cancelled: bool = False     # the host sent a notifications/cancelled naming it (NTF-1)
 
 
 @dataclass(slots=True)

@@ -79,6 +79,10 @@ class World:
     def emit(self, request_id: str | None, message: dict) -> None:
         if self.step is not None:
             self.step.emitted.append((request_id, message))
+        if request_id is not None and message.get("method") == "notifications/cancelled":
+            named = self.requests.get((message.get("params") or {}).get("requestId"))
+            if named is not None:
+                named.host_cancelled = True
 
     def set_status(self, run: Run, trigger: str) -> None:
         run.status = self.rules.lifecycle_fire("run", run.status, trigger)

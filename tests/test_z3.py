@@ -170,7 +170,10 @@ def test_every_host_safety_id_is_encoded_or_says_why():
 QUICK = [("detach-on-disconnect", "OWN-2", 2), ("get-appends-read-event", "GET-1", 2),
          ("id-as-credential", "ISO-1", 2), ("task-to-non-declaring", "NEG-1", 2),
          ("ownership-ends-at-first-event", "OWN-1", 2), ("read-only-caller-cancels", "AUTH-1", 2),
-         ("paused-projects-cancelled", "PRJ-3", 4)]
+         ("paused-projects-cancelled", "PRJ-3", 4), ("response-content-grants-approval", "SEC-2", 4),
+         ("notify-cancelled-on-run-cancel", "NTF-1", 2), ("tasks-only-for-tasked-runs", "TASK-1", 1),
+         ("ttl-below-retention", "TTL-1", 2), ("task-result-type-on-get", "WIRE-1", 2),
+         ("ack-carries-status", "WIRE-2", 2), ("drop-every-request", "CRT-4", 3)]
 
 
 @pytest.mark.parametrize("name,rid,length", QUICK)

@@ -177,7 +177,7 @@ def abstract(world, enc: Encoding) -> dict:
             ("q_csent", j): q.cancel_sent, ("q_closed", j): q.closed,
             ("q_rs_int", j): -1 if rs is None else ints.index(rs.interrupt),
             ("q_rs_used", j): False if rs is None else rs.used, ("q_ttl", j): _ttl(q, P.tick_ms),
-            ("q_flat", j): _flat(q),
+            ("q_flat", j): _flat(q), ("q_hcan", j): q.host_cancelled,
         })
         for k, rid in enumerate(runs):
             s[("q_acked", j, k)] = rid in q.acked

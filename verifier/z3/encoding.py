@@ -207,7 +207,7 @@ BASELINE_FLAGS = {
                                               #   "append-on-terminal": a terminal run gets an event |
                                               #   "ack-carries-status": the acknowledgement is not empty
     "get_task_result": "baseline",            # | "result-type-task": tasks/get answered resultType "task"
-    "create_task_result": "baseline",         # (its kind and ttlMs are read: an override needs a flag)
+    "create_task_result": "baseline",         # | "carries-input-requests": never flat
     "method_supported": "baseline",           # | "tasks-list-served": tasks/list answered with a result
     "update_response": "baseline",            # | "conflict-error": a lost race answered -32603
     "do_resolve": "baseline",                 # | "decline-cancels-run"
@@ -240,6 +240,8 @@ BASELINE_FLAGS = {
                                               #   ("grace-for-retry", ticks): an owning retry's run is cancelled by
                                               #   the after_step sweep once that many ticks have passed
     "after_step": "publish",                  # | "grace-sweep": also cancel runs whose grace deadline passed
+    "cancel_run": "baseline",                 # | "notify-open-calls": every accepted cancel (cascade included)
+                                              #   sends notifications/cancelled to the open tools/call on that run
     "on_response_lost": "baseline",           # | "cancel-tasked-run": a lost CreateTaskResult cancels its run
     "on_disconnect_after_response": "nothing",     # | "cancel-run": cancels the run of a tools/call |
                                                    #   "cancel-tasked-run": only one answered CreateTaskResult |
@@ -253,7 +255,7 @@ FLAG_VALUES = {
     "blocking_cancel_result": ("baseline", "no-error"),
     "tasks_cancel": ("baseline", "ack-only", "append-on-terminal", "ack-carries-status"),
     "get_task_result": ("baseline", "result-type-task"),
-    "create_task_result": ("baseline",),
+    "create_task_result": ("baseline", "carries-input-requests"),
     "method_supported": ("baseline", "tasks-list-served"),
     "update_response": ("baseline", "conflict-error"),
     "do_resolve": ("baseline", "decline-cancels-run"),
@@ -270,6 +272,7 @@ FLAG_VALUES = {
     "on_ttl_elapsed": ("nothing", "fail-run"),
     "effects_while_cancelling": (True, False),
     "after_step": ("publish", "grace-sweep"),
+    "cancel_run": ("baseline", "notify-open-calls"),
     "on_disconnect_after_response": ("nothing", "cancel-run", "cancel-tasked-run", "cancel-owned"),
     "on_response_lost": ("baseline", "cancel-tasked-run"),
     "cancellation_applies": ("all", "stdio-only"),
@@ -549,12 +552,14 @@ class Encoding:
             return self.can_read(s, subj, k)
         return AND(self.can_read(s, subj, k), self._tab(self.scope_cancel, subj))
 
-    def eligible(self, s, subj, i):
-        """Rules.eligible_approver (subj may be EXTERNAL: never eligible)."""
+    def eligible(self, s, subj, i, recorded=False):
+        """Rules.eligible_approver (subj may be EXTERNAL: never eligible); `recorded` judges from the
+        approvers the log recorded, ignoring any a variant added later."""
         k = self.sel(s, "i_run", i, -1)
         kind = self.sel(s, "i_kind", i, 0)
         return AND(LE(0, subj), EQ(self.tenant(subj), self.run_tenant(s, k)), self._tab(self.scope_respond, subj),
-                   OR(NOT(EQ(kind, KINDS.index("approval"))), EQ(subj, self.bob), self.granted(s, i, subj)))
+                   OR(NOT(EQ(kind, KINDS.index("approval"))), EQ(subj, self.bob),
+                      False if recorded else self.granted(s, i, subj)))
 
     def granted(self, s, i, subj):
         """subj was added to interrupt i's approvers after it was requested (only a variant does that)."""
@@ -676,6 +681,11 @@ class Encoding:
             cx = accepted[x]
             if cx is False:
                 continue
+            if self.flags["cancel_run"] == "notify-open-calls":
+                for j in range(self.sizes.requests):
+                    call = AND(cx, LT(j, t[("n_reqs",)]), EQ(t[("q_method", j)], M["tools/call"]),
+                               IN(t[("q_phase", j)], OPEN), EQ(t[("q_run", j)], x))
+                    t[("q_hcan", j)] = OR(t[("q_hcan", j)], call)
             self.set_status(t, x, "accept_cancel", cx)
             t[("r_reason", x)] = ITE(cx, ITE(AND(cond, EQ(root, x)), REASONS.index(reason),
                                              REASONS.index("parent-cancelled")), t[("r_reason", x)])
@@ -860,6 +870,8 @@ class Encoding:
         q = A.req
         has, kind, rstat, rs = self.answer_result(s, q)
         self.put(t, "q_ttl", q, self.ttl_ticks(s, self.sel(s, "q_run", q, -1)), EQ(kind, RESP["create-task"]))
+        if self.flags["create_task_result"] == "carries-input-requests":
+            self.put(t, "q_flat", q, False, EQ(kind, RESP["create-task"]))
         g = AND(self.valid(s, "q", q), EQ(self.sel(s, "q_method", q), M["tools/call"]),
                 IN(self.sel(s, "q_phase", q), OPEN), NOT(EQ(self.sel(s, "q_run", q, -1), -1)), has)
         self.put(t, "q_rs_int", q, rs, EQ(kind, RESP["input-required"]))
@@ -1241,6 +1253,7 @@ class Encoding:
         g = AND(self.valid(s, "q", q), EQ(self.sel(s, "q_method", q), M["subscriptions/listen"]),
                 EQ(self.sel(s, "q_phase", q), PH["streaming"]))
         self.put(t, "q_phase", q, PH["cancelled"])
+        self.put(t, "q_hcan", q, True)          # the stream ends with the host's notifications/cancelled
         return g
 
     # rest
@@ -1377,11 +1390,11 @@ REQ_FIELDS = {"q_client": "int", "q_server": "int", "q_tr": "int", "q_method": "
               "q_tool": "int", "q_ref_run": "int", "q_ref_form": "int", "q_hdr": "bool", "q_key": "int",
               "q_ans": "int", "q_phase": "int", "q_resp": "int", "q_rstat": "int", "q_run": "int", "q_owns": "int",
               "q_retry": "bool", "q_prev": "int", "q_rvalid": "bool", "q_csent": "bool", "q_closed": "bool",
-              "q_rs_int": "int", "q_rs_used": "bool", "q_ttl": "int", "q_flat": "bool"}
+              "q_rs_int": "int", "q_rs_used": "bool", "q_ttl": "int", "q_flat": "bool", "q_hcan": "bool"}
 REQ_DEFAULTS = {"q_client": 0, "q_server": 0, "q_tr": 0, "q_method": 0, "q_decl": False, "q_tool": 0,
                 "q_ref_run": -1, "q_ref_form": 0, "q_hdr": True, "q_key": -1, "q_ans": 0, "q_phase": 0,
                 "q_resp": 0, "q_rstat": -1, "q_run": -1, "q_owns": -1, "q_retry": False, "q_prev": -1,
-                "q_rvalid": False, "q_csent": False, "q_closed": False, "q_rs_int": -1, "q_rs_used": False, "q_ttl": -1, "q_flat": True}
+                "q_rvalid": False, "q_csent": False, "q_closed": False, "q_rs_int": -1, "q_rs_used": False, "q_ttl": -1, "q_flat": True, "q_hcan": False}
 
 # The Args fields each action reads (the others are free in its case).
 ACTION_ARG_FIELDS = {

@@ -273,6 +273,11 @@ def approvers_recorded(enc, st):
     return AND(*[NOT(st[("i_grant", j, x)]) for j in range(enc.sizes.interrupts) for x in range(enc.sizes.subjects)])
 
 
+@inv("cancelled-listens", "the host's notifications/cancelled named only listens")
+def cancelled_listens(enc, st):
+    return AND(*[IMPLIES(st[("q_hcan", q)], EQ(st[("q_method", q)], M["subscriptions/listen"])) for q in _reqs(enc)])
+
+
 @inv("request-life", "open requests are tools/call or listen and have no response; a listen is never left "
      "received; sent, delivered and lost requests have one, cancelled ones none; only tools/call and tasks/* "
      "travel on stdio; a stdio cancel was sent only on stdio; a closed connection delivered its response")

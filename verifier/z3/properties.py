@@ -587,11 +587,18 @@ def prj3(enc, s, act, A, t):
     return AND(*parts)
 
 
-@zprop("SEC-2", "invariant", "the approver-set part: every interrupt's approvers are those its log recorded "
-       "when it was requested (scopes are fixed parameters; resolutions by eligible approvers only are UPD-2's)")
+@zprop("SEC-2", "step", "full for the encoded content (an accept's approval): every interrupt's approvers are "
+       "those its log recorded (scopes are fixed parameters), and an interrupt a tasks/update or MRTR retry "
+       "resolves is resolved by an approver eligible by scopes and the recorded approvers")
 def sec2(enc, s, act, A, t):
-    return AND(*[IMPLIES(LT(j, t[("n_ints",)]), NOT(t[("i_grant", j, x)]))
-                 for j in range(enc.sizes.interrupts) for x in range(enc.sizes.subjects)])
+    parts = [IMPLIES(LT(j, t[("n_ints",)]), NOT(t[("i_grant", j, x)]))
+             for j in range(enc.sizes.interrupts) for x in range(enc.sizes.subjects)]
+    answers = OR(is_act(enc, act, "tasks_update"), is_act(enc, act, "mrtr_retry"))
+    for j in range(enc.sizes.interrupts):
+        by = t[("i_by", j)]
+        parts.append(IMPLIES(AND(answers, resolved_here(enc, s, t, j), NOT(EQ(by, EXTERNAL))),
+                             enc.eligible(s, by, j, recorded=True)))
+    return AND(*parts)
 
 
 # ---- notifications and wire ---------------------------------------------------------------------------------
@@ -609,6 +616,13 @@ def ntf2(enc, s, act, A, t):
         parts.append(IMPLIES(AND(LT(q, t[("n_reqs",)]), IN(t[("q_phase", q)], OPEN), on_cancelled),
                              enc.answer_result(t, q)[0]))
     return AND(*parts)
+
+
+@zprop("NTF-1", "invariant", "full for the requests: the host has sent notifications/cancelled naming a "
+       "subscriptions/listen only (the notification ending the stream is the end_listen step itself)")
+def ntf1(enc, s, act, A, t):
+    return AND(*[IMPLIES(t[("q_hcan", q)], EQ(t[("q_method", q)], M["subscriptions/listen"]))
+                 for q in range(enc.sizes.requests)])
 
 
 @zprop("WIRE-1", "step", "the result-kind part: the results of tasks/get, tasks/update and tasks/cancel never carry "
@@ -670,7 +684,6 @@ NOT_ENCODED = {
              "discover answer and the behaviour, so Z3 would hold it by construction",
     "ID-1": "the taskId grammar and entropy are string properties; the abstraction has no strings",
     "PRJ-2": "inputRequests keys and entry modes are message content the abstraction drops",
-    "NTF-1": "the abstraction has no notifications/cancelled messages",
     "NTF-3": "notifications/tasks are not represented",
     "SEC-1": "statusMessage content is not represented",
 }

@@ -1,0 +1,68 @@
+"""Which of the gate's refutations the Z3 engine can reproduce.
+
+The regression gate (`counterexamples/manifest.json`) records, for every built-in variant, the
+properties random exploration refuted and the length of the shrunk trace. Issue 5 asks that every
+variant refuted on a host safety id (kind S or T of the catalogue) is also refuted by BMC, with a
+trace no longer than Hypothesis's. `pairs()` lists those (variant, id) pairs, each either encoded
+(the variant is described by its rule flags and the id has a formula) or with the reason it is not.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .encoding import Encoding, UnsupportedVariant
+from .properties import NOT_ENCODED, PROPS
+from .variants import make_rules
+
+MANIFEST = Path(__file__).resolve().parents[2] / "counterexamples" / "manifest.json"
+
+
+@dataclass(frozen=True)
+class Pair:
+    variant: str
+    id: str
+    hypothesis_length: int | None     # the shrunk trace the gate recorded for the property
+    reason: str | None                # None: encoded, BMC can refute it
+
+    @property
+    def encoded(self) -> bool:
+        return self.reason is None
+
+
+def host_safety(rid: str) -> bool:
+    from properties.requirements import REQUIREMENTS
+    kind = REQUIREMENTS.get(rid, ("", ""))[0]
+    return kind in ("S", "T") and not rid.startswith(("HNS-", "E2E-"))
+
+
+def pairs(manifest: Path = MANIFEST) -> list[Pair]:
+    from model.variants import builtins
+    from properties.base import CATALOGUE, load_catalogue
+    from verifier.z3 import Z3_PARAMS
+    load_catalogue()
+    by_name = {p.name: p for p in (CATALOGUE.values() if isinstance(CATALOGUE, dict) else CATALOGUE)}
+    built = builtins()
+    out = []
+    for variant, entry in sorted(json.loads(manifest.read_text())["variants"].items()):
+        if variant not in built:
+            continue
+        try:
+            cls = built[variant]
+            Encoding(cls.make_params(Z3_PARAMS), make_rules(cls))
+            unsupported = None
+        except UnsupportedVariant as e:
+            unsupported = f"the encoding does not describe the variant: {e}"
+        for name, verdict in sorted(entry["verdicts"].items()):
+            if verdict != "refuted":
+                continue
+            for rid in by_name[name].ids:
+                if not host_safety(rid):
+                    continue
+                if rid not in PROPS:
+                    reason = f"{rid} is not encoded: {NOT_ENCODED.get(rid, 'a trace id')}"
+                else:
+                    reason = unsupported
+                out.append(Pair(variant, rid, entry.get("lengths", {}).get(name), reason))
+    return out
