@@ -8,6 +8,7 @@ concrete step `w -> w'` taken with `(action, args)` must satisfy
 from __future__ import annotations
 
 from model.lifecycle import REQUEST_PHASES, RUN_STATUSES
+from properties.notify_wire import CREATE_FIELDS
 
 from . import encoding as E
 from .encoding import Args, Encoding
@@ -82,7 +83,6 @@ def _ttl(q, tick_ms: int) -> int:
 
 def _flat(q) -> bool:
     """False for a result typed "task" that carries more than a CreateTaskResult's fields (WIRE-2)."""
-    from properties.notify_wire import CREATE_FIELDS
     res = (q.response or {}).get("result") or {}
     return res.get("resultType") != "task" or set(res) <= CREATE_FIELDS
 

@@ -42,7 +42,6 @@ def pairs(manifest: Path = MANIFEST) -> list[Pair]:
     from properties.base import CATALOGUE, load_catalogue
     from verifier.z3 import Z3_PARAMS
     load_catalogue()
-    by_name = {p.name: p for p in (CATALOGUE.values() if isinstance(CATALOGUE, dict) else CATALOGUE)}
     built = builtins()
     out = []
     for variant, entry in sorted(json.loads(manifest.read_text())["variants"].items()):
@@ -57,7 +56,7 @@ def pairs(manifest: Path = MANIFEST) -> list[Pair]:
         for name, verdict in sorted(entry["verdicts"].items()):
             if verdict != "refuted":
                 continue
-            for rid in by_name[name].ids:
+            for rid in CATALOGUE[name].ids:
                 if not host_safety(rid):
                     continue
                 if rid not in PROPS:

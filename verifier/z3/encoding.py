@@ -973,8 +973,9 @@ class Encoding:
                 self.append(t, k, c)
         return g
 
-    def purge_time(self, s, k):
-        term = self.sel(s, "r_terminal", k, -1)
+    def purge_time(self, s, k, term=None):
+        """Rules.purge_time; with `term`, the purge time were the run terminal at that tick."""
+        term = self.sel(s, "r_terminal", k, -1) if term is None else term
         if self.params.p_retention == "from-terminal":
             return ADD(term, self.params.retention)
         start = ADD(self.sel(s, "r_created", k, 0), self.params.retention)

@@ -23,7 +23,7 @@ import z3
 from .bmc import Unrolling, Z3Verdict, make_solver
 from .encoding import (AND, COUNT, REASONS, BY, EQ, EXTERNAL, IMPLIES, IN, KINDS, LE, LT, M, NOT, OPEN, OR, PH, RESP, ST, TERMINAL,
                        VIAS, WAITING, Args, Encoding, sym_case, sym_int, value_of)
-from .properties import PROPS, descendant
+from .properties import PROPS, approvers_as_recorded, descendant, only_listens_host_cancelled
 
 ANSWERED = (PH["sent"], PH["delivered"], PH["lost"])
 CANCEL_ST = (ST["cancelling"], ST["cancelled"])
@@ -270,12 +270,12 @@ def task_results_flat(enc, st):
 
 @inv("approvers-recorded", "no interrupt's approvers grew after it was requested")
 def approvers_recorded(enc, st):
-    return AND(*[NOT(st[("i_grant", j, x)]) for j in range(enc.sizes.interrupts) for x in range(enc.sizes.subjects)])
+    return approvers_as_recorded(enc, st)
 
 
 @inv("cancelled-listens", "the host's notifications/cancelled named only listens")
 def cancelled_listens(enc, st):
-    return AND(*[IMPLIES(st[("q_hcan", q)], EQ(st[("q_method", q)], M["subscriptions/listen"])) for q in _reqs(enc)])
+    return only_listens_host_cancelled(enc, st)
 
 
 @inv("request-life", "open requests are tools/call or listen and have no response; a listen is never left "

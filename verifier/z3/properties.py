@@ -122,6 +122,17 @@ def eligible_i(enc, st, subj, i):
     return enc.eligible(st, subj, i)
 
 
+def approvers_as_recorded(enc, st):
+    """No interrupt gained an approver after its log recorded them (SEC-2; a strengthening invariant)."""
+    return AND(*[NOT(st[("i_grant", j, x)]) for j in range(enc.sizes.interrupts) for x in range(enc.sizes.subjects)])
+
+
+def only_listens_host_cancelled(enc, st):
+    """The host's notifications/cancelled named listens only (NTF-1; a strengthening invariant)."""
+    return AND(*[IMPLIES(st[("q_hcan", q)], EQ(st[("q_method", q)], M["subscriptions/listen"]))
+                 for q in range(enc.sizes.requests)])
+
+
 def cancelled_here(enc, s, t, q):
     """q was cancelled at this step through network.cancel_request (what step.cancelled records)."""
     return AND(LT(q, s[("n_reqs",)]), IN(s[("q_phase", q)], OPEN), EQ(t[("q_phase", q)], PH["cancelled"]),
@@ -364,19 +375,13 @@ def ttl3(enc, s, act, A, t):
        "finishes later")
 def ttl1(enc, s, act, A, t):
     parts = []
-    P = enc.params
     for q in range(enc.sizes.requests):
         k = t[("q_run", q)]
         ttl = t[("q_ttl", q)]
         created = enc.sel(t, "r_created", k, 0)
         term = enc.sel(t, "r_terminal", k, -1)
-        clock = t[("clock",)]
-        if P.p_retention == "from-terminal":
-            earliest = ADD(clock, P.retention)
-        else:
-            start = ADD(created, P.retention)
-            earliest = ITE(LE(start, clock), clock, start)
-        purge = ITE(EQ(term, -1), earliest, enc.purge_time(t, k))
+        # not terminal yet: the earliest purge is the one it would have were it terminal now
+        purge = enc.purge_time(t, k, ITE(EQ(term, -1), t[("clock",)], term))
         cond = AND(emitted(enc, s, t, q), IN(t[("q_resp", q)], TASK_VIEWS), NOT(EQ(k, -1)), NOT(EQ(ttl, -1)))
         parts.append(IMPLIES(cond, LE(purge, ADD(created, ttl))))
     return AND(*parts)
@@ -591,8 +596,7 @@ def prj3(enc, s, act, A, t):
        "those its log recorded (scopes are fixed parameters), and an interrupt a tasks/update or MRTR retry "
        "resolves is resolved by an approver eligible by scopes and the recorded approvers")
 def sec2(enc, s, act, A, t):
-    parts = [IMPLIES(LT(j, t[("n_ints",)]), NOT(t[("i_grant", j, x)]))
-             for j in range(enc.sizes.interrupts) for x in range(enc.sizes.subjects)]
+    parts = [approvers_as_recorded(enc, t)]
     answers = OR(is_act(enc, act, "tasks_update"), is_act(enc, act, "mrtr_retry"))
     for j in range(enc.sizes.interrupts):
         by = t[("i_by", j)]
@@ -621,8 +625,7 @@ def ntf2(enc, s, act, A, t):
 @zprop("NTF-1", "invariant", "full for the requests: the host has sent notifications/cancelled naming a "
        "subscriptions/listen only (the notification ending the stream is the end_listen step itself)")
 def ntf1(enc, s, act, A, t):
-    return AND(*[IMPLIES(t[("q_hcan", q)], EQ(t[("q_method", q)], M["subscriptions/listen"]))
-                 for q in range(enc.sizes.requests)])
+    return only_listens_host_cancelled(enc, t)
 
 
 @zprop("WIRE-1", "step", "the result-kind part: the results of tasks/get, tasks/update and tasks/cancel never carry "
