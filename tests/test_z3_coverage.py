@@ -21,9 +21,6 @@ NOT_REPRODUCED = {
     "notification-differs-from-get": "NTF-3: notifications/tasks content",
     "opaque-task-handle": "task ids as strings (ID-1) and the lookup of a handle that is not the runId",
     "short-task-id": "task ids as strings (ID-1) and the lookup of a counter that is not the runId",
-    "replay-reprompts": "RPL-1: replay of a log is not an encoded action",
-    "second-advertisement": "ADV-1: the OpenWOP advertisement is message content",
-    "status-message-leaks": "SEC-1: statusMessage content",
 }
 
 

@@ -26,7 +26,7 @@ DEFAULT_TIMEOUT = 120.0
 
 
 def default_ids() -> list[str]:
-    """The host safety ids, plus the trace ids whose step part is encoded (OWN-2, OWN-3)."""
+    """The host safety ids, plus the trace ids whose step part is encoded (OWN-2, OWN-3, RPL-1)."""
     ids = safety_ids()
     return ids + [r for r in ENCODED_TRACE_IDS if r not in ids]
 

@@ -8,7 +8,8 @@ concrete step `w -> w'` taken with `(action, args)` must satisfy
 from __future__ import annotations
 
 from model.lifecycle import REQUEST_PHASES, RUN_STATUSES
-from properties.notify_wire import CREATE_FIELDS
+from properties.creation import EXT, _features_problem
+from properties.notify_wire import CREATE_FIELDS, run_internals
 
 from . import encoding as E
 from .encoding import Args, Encoding
@@ -87,6 +88,37 @@ def _flat(q) -> bool:
     return res.get("resultType") != "task" or set(res) <= CREATE_FIELDS
 
 
+def _leaks(world, q) -> bool:
+    """The task view q's response carries has a statusMessage quoting one of its run's internals (SEC-1).
+    Judged now: internals only accumulate, so a message that leaked still does."""
+    view = (q.response or {}).get("result") or {}
+    text = view.get("statusMessage")
+    if "taskId" not in view or not isinstance(text, str) or q.run is None:
+        return False
+    return any(secret in text for secret in run_internals(world, world.runs[q.run], view))
+
+
+def _reprompted(world, run) -> bool:
+    """A fork logged a new (not replayed) interrupt.requested or .resolved for an interrupt its source
+    recorded before the fork (RPL-1)."""
+    if run.fork_of is None:
+        return False
+    copied = next((e.get("copied") for e in run.log if e.get("type") == "run.forked"), None)
+    history = world.runs[run.fork_of].log[:copied]
+    recorded = {e["interruptId"] for e in history if e["type"] in ("interrupt.requested", "interrupt.resolved")}
+    return any(e["type"] in ("interrupt.requested", "interrupt.resolved") and not e.get("replayed")
+               and e.get("interruptId") in recorded for e in run.log)
+
+
+def _advertisement(world, q, j) -> dict:
+    """A discover answer: whether it lists the extension, and whether the OpenWOP advertisement agrees
+    with it and names Tasks nowhere else (ADV-1)."""
+    if q.method != "server/discover" or "result" not in (q.response or {}):
+        return {}
+    says = EXT in ((q.response["result"].get("capabilities") or {}).get("extensions") or {})
+    return {("q_says", j): says, ("q_feat", j): _features_problem(world, q.server, says, "") is None}
+
+
 def _recorded_approvers(world, interrupt) -> tuple:
     """The approvers the run's log recorded when the interrupt was requested."""
     for e in world.runs[interrupt.run].log:
@@ -129,6 +161,7 @@ def abstract(world, enc: Encoding) -> dict:
             ("r_log", k): len(log),
             ("r_restres", k): any(e["type"] == "interrupt.resolved" and e.get("via") == "rest" for e in log),
             ("r_grace", k): -1 if r.grace_until is None else r.grace_until,
+            ("r_rpt", k): _reprompted(world, r),
         })
     nres = {i: 0 for i in ints}
     for r in world.runs.values():
@@ -177,7 +210,8 @@ def abstract(world, enc: Encoding) -> dict:
             ("q_csent", j): q.cancel_sent, ("q_closed", j): q.closed,
             ("q_rs_int", j): -1 if rs is None else ints.index(rs.interrupt),
             ("q_rs_used", j): False if rs is None else rs.used, ("q_ttl", j): _ttl(q, P.tick_ms),
-            ("q_flat", j): _flat(q), ("q_hcan", j): q.host_cancelled,
+            ("q_flat", j): _flat(q), ("q_hcan", j): q.host_cancelled, ("q_leak", j): _leaks(world, q),
+            **_advertisement(world, q, j),
         })
         for k, rid in enumerate(runs):
             s[("q_acked", j, k)] = rid in q.acked

@@ -240,6 +240,10 @@ BASELINE_FLAGS = {
                                               #   ("grace-for-retry", ticks): an owning retry's run is cancelled by
                                               #   the after_step sweep once that many ticks have passed
     "after_step": "publish",                  # | "grace-sweep": also cancel runs whose grace deadline passed
+    "status_message": "baseline",             # | "tool-output": a task's statusMessage is its tool output text
+    "fork_log": "baseline",                   # | "reprompt": the fork raises each recorded interrupt again
+    "discover_result": "baseline",            # (read: the discover answer lists the extension iff served)
+    "openwop_features": "baseline",           # | "mcp-tasks-flag": the OpenWOP advertisement also names Tasks
     "cancel_run": "baseline",                 # | "notify-open-calls": every accepted cancel (cascade included)
                                               #   sends notifications/cancelled to the open tools/call on that run
     "on_response_lost": "baseline",           # | "cancel-tasked-run": a lost CreateTaskResult cancels its run
@@ -273,6 +277,10 @@ FLAG_VALUES = {
     "effects_while_cancelling": (True, False),
     "after_step": ("publish", "grace-sweep"),
     "cancel_run": ("baseline", "notify-open-calls"),
+    "fork_log": ("baseline", "reprompt"),
+    "status_message": ("baseline", "tool-output"),
+    "discover_result": ("baseline",),
+    "openwop_features": ("baseline", "mcp-tasks-flag"),
     "on_disconnect_after_response": ("nothing", "cancel-run", "cancel-tasked-run", "cancel-owned"),
     "on_response_lost": ("baseline", "cancel-tasked-run"),
     "cancellation_applies": ("all", "stdio-only"),
@@ -283,8 +291,7 @@ ON_REQUEST_CANCELLED = ("cancel-run", "nothing", "ignore-http", "cancel-callers-
 # Rules whose override changes only message content that no encoded property reads: a variant may
 # override them without a flag (the Z3 verdicts on the encoded ids stay valid).
 CONTENT_ONLY_RULES = frozenset({
-    "status_message", "notification", "discover_result", "openwop_features",
-    "mint_run_id", "mint_interrupt_id", "fork_log", "missing_capability", "server_cancelled_on",
+    "notification", "mint_run_id", "mint_interrupt_id", "missing_capability", "server_cancelled_on",
     "removed_method_result",
 })
 # Rules the encoding reads through a flag (by the same name) or through `lifecycle_extra` data.
@@ -587,6 +594,13 @@ class Encoding:
                        ADD(self.purge_time(s, k), -self.sel(s, "r_created", k, 0)))
         return self.fixed_ttl(ttl)
 
+    def leaks(self, s, k):
+        """A task view of run k has a statusMessage quoting a run internal: under "tool-output" the tool's
+        text, which is an internal once the run finished (its CallToolResult)."""
+        if self.flags["status_message"] == "baseline":
+            return False
+        return IN(self.sel(s, "r_status", k), TERMINAL)
+
     def fixed_ttl(self, ttl) -> int:
         return {"retention": self.params.retention, "retention-1": max(0, self.params.retention - 1)}.get(ttl[1], ttl[1])
 
@@ -629,7 +643,7 @@ class Encoding:
         vals = {"r_status": ST["pending"], "r_server": server, "r_owner": owner, "r_by": by_idx,
                 "r_parent": parent, "r_created": t[("clock",)], "r_terminal": -1, "r_durable": durable,
                 "r_purged": False, "r_creq": creq, "r_elicit": elicit, "r_fork": fork, "r_reason": 0,
-                "r_comp": False, "r_log": log, "r_restres": restres, "r_grace": -1}
+                "r_comp": False, "r_log": log, "r_restres": restres, "r_grace": -1, "r_rpt": False}
         for f, v in vals.items():
             self.put(t, f, k, v, cond)
         self.set_g(t, ("n_runs",), ADD(k, 1), cond)
@@ -870,6 +884,7 @@ class Encoding:
         q = A.req
         has, kind, rstat, rs = self.answer_result(s, q)
         self.put(t, "q_ttl", q, self.ttl_ticks(s, self.sel(s, "q_run", q, -1)), EQ(kind, RESP["create-task"]))
+        self.put(t, "q_leak", q, self.leaks(s, self.sel(s, "q_run", q, -1)), EQ(kind, RESP["create-task"]))
         if self.flags["create_task_result"] == "carries-input-requests":
             self.put(t, "q_flat", q, False, EQ(kind, RESP["create-task"]))
         g = AND(self.valid(s, "q", q), EQ(self.sel(s, "q_method", q), M["tools/call"]),
@@ -1104,6 +1119,7 @@ class Encoding:
             resp = RESP["create-task"] if self.flags["get_task_result"] == "result-type-task" else RESP["get"]
             rstat = ITE(ok, self.project(self.sel(s, "r_status", k)), -1)
             self.put(t, "q_ttl", q, self.ttl_ticks(s, k), ok)
+            self.put(t, "q_leak", q, self.leaks(s, k), ok)
             if self.flags["get_task_result"] == "result-type-task":   # a detailed task: inputRequests or result
                 self.put(t, "q_flat", q, False, AND(ok, IN(rstat, (TS["input_required"], TS["completed"]))))
         elif method == "tasks/cancel":
@@ -1178,7 +1194,8 @@ class Encoding:
         asked = OR(*[AND(LT(q, s[("n_reqs",)]), EQ(s[("q_method", q)], M["server/discover"]), EQ(s[("q_server", q)], A.server))
                      for q in range(self.sizes.requests)])
         g = AND(self._budget(s), EQ(A.client, 0), LE(0, A.server), LT(A.server, self.sizes.servers), NOT(asked))
-        q = self.new_request(t, True, A.client, A.server, 0, "server/discover", False)
+        q = self.new_request(t, True, A.client, A.server, 0, "server/discover", False,
+                             q_says=self.serves_tasks(A.server), q_feat=self.flags["openwop_features"] == "baseline")
         self.send(t, q, RESP["discover"])
         return g
 
@@ -1301,8 +1318,14 @@ class Encoding:
                       for j in range(self.sizes.interrupts)])
         g = AND(LT(s[("n_runs",)], self.params.max_runs), self.valid(s, "r", k), NOT(self.sel(s, "r_purged", k, True)),
                 NOT(self.sel(s, "r_fork", k, True)), closed)
+        log = ADD(self.sel(s, "r_log", k, 0), 2)
+        if self.flags["fork_log"] == "reprompt":       # one more interrupt.requested per recorded interrupt
+            prompts = COUNT(*[AND(LT(j, s[("n_ints",)]), EQ(s[("i_run", j)], k)) for j in range(self.sizes.interrupts)])
+            log = ADD(log, prompts)
         new = self.create_run(t, True, self.sel(s, "r_server", k), self.sel(s, "r_owner", k), BY.index("fork"), fork=True,
-                              log=ADD(self.sel(s, "r_log", k, 0), 2), restres=self.sel(s, "r_restres", k, False))
+                              log=log, restres=self.sel(s, "r_restres", k, False))
+        if self.flags["fork_log"] == "reprompt":
+            self.put(t, "r_rpt", new, closed)
         self.set_status(t, new, "start")
         return g
 
@@ -1378,11 +1401,11 @@ def _name(key, tag):
 RUN_FIELDS = {"r_status": "int", "r_server": "int", "r_owner": "int", "r_by": "int", "r_parent": "int",
               "r_created": "int", "r_terminal": "int", "r_durable": "bool", "r_purged": "bool", "r_creq": "int",
               "r_elicit": "bool", "r_fork": "bool", "r_reason": "int", "r_comp": "bool", "r_log": "int",
-              "r_restres": "bool", "r_grace": "int"}
+              "r_restres": "bool", "r_grace": "int", "r_rpt": "bool"}
 RUN_DEFAULTS = {"r_status": 0, "r_server": 0, "r_owner": 0, "r_by": 0, "r_parent": -1, "r_created": 0,
                 "r_terminal": -1, "r_durable": True, "r_purged": False, "r_creq": -1, "r_elicit": True,
                 "r_fork": False, "r_reason": 0, "r_comp": False, "r_log": 0,
-                "r_restres": False, "r_grace": -1}
+                "r_restres": False, "r_grace": -1, "r_rpt": False}
 INT_FIELDS = {"i_run": "int", "i_kind": "int", "i_form": "bool", "i_open": "bool", "i_by": "int", "i_res": "int",
               "i_via": "int", "i_nres": "int"}
 INT_DEFAULTS = {"i_run": -1, "i_kind": 0, "i_form": True, "i_open": False, "i_by": -1, "i_res": -1, "i_via": -1,
@@ -1391,11 +1414,13 @@ REQ_FIELDS = {"q_client": "int", "q_server": "int", "q_tr": "int", "q_method": "
               "q_tool": "int", "q_ref_run": "int", "q_ref_form": "int", "q_hdr": "bool", "q_key": "int",
               "q_ans": "int", "q_phase": "int", "q_resp": "int", "q_rstat": "int", "q_run": "int", "q_owns": "int",
               "q_retry": "bool", "q_prev": "int", "q_rvalid": "bool", "q_csent": "bool", "q_closed": "bool",
-              "q_rs_int": "int", "q_rs_used": "bool", "q_ttl": "int", "q_flat": "bool", "q_hcan": "bool"}
+              "q_rs_int": "int", "q_rs_used": "bool", "q_ttl": "int", "q_flat": "bool", "q_hcan": "bool",
+              "q_says": "bool", "q_feat": "bool", "q_leak": "bool"}
 REQ_DEFAULTS = {"q_client": 0, "q_server": 0, "q_tr": 0, "q_method": 0, "q_decl": False, "q_tool": 0,
                 "q_ref_run": -1, "q_ref_form": 0, "q_hdr": True, "q_key": -1, "q_ans": 0, "q_phase": 0,
                 "q_resp": 0, "q_rstat": -1, "q_run": -1, "q_owns": -1, "q_retry": False, "q_prev": -1,
-                "q_rvalid": False, "q_csent": False, "q_closed": False, "q_rs_int": -1, "q_rs_used": False, "q_ttl": -1, "q_flat": True, "q_hcan": False}
+                "q_rvalid": False, "q_csent": False, "q_closed": False, "q_rs_int": -1, "q_rs_used": False, "q_ttl": -1, "q_flat": True, "q_hcan": False,
+                "q_says": False, "q_feat": True, "q_leak": False}
 
 # The Args fields each action reads (the others are free in its case).
 ACTION_ARG_FIELDS = {

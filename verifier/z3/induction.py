@@ -23,7 +23,8 @@ import z3
 from .bmc import Unrolling, Z3Verdict, make_solver
 from .encoding import (AND, COUNT, REASONS, BY, EQ, EXTERNAL, IMPLIES, IN, KINDS, LE, LT, M, NOT, OPEN, OR, PH, RESP, ST, TERMINAL,
                        VIAS, WAITING, Args, Encoding, sym_case, sym_int, value_of)
-from .properties import PROPS, approvers_as_recorded, descendant, only_listens_host_cancelled
+from .properties import (PROPS, approvers_as_recorded, descendant, forks_reissue_nothing,
+                         only_listens_host_cancelled)
 
 ANSWERED = (PH["sent"], PH["delivered"], PH["lost"])
 CANCEL_ST = (ST["cancelling"], ST["cancelled"])
@@ -271,6 +272,11 @@ def task_results_flat(enc, st):
 @inv("approvers-recorded", "no interrupt's approvers grew after it was requested")
 def approvers_recorded(enc, st):
     return approvers_as_recorded(enc, st)
+
+
+@inv("forks-verbatim", "no fork re-prompted or re-resolved an interrupt its source recorded")
+def forks_verbatim(enc, st):
+    return forks_reissue_nothing(enc, st)
 
 
 @inv("cancelled-listens", "the host's notifications/cancelled named only listens")

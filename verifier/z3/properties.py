@@ -127,6 +127,11 @@ def approvers_as_recorded(enc, st):
     return AND(*[NOT(st[("i_grant", j, x)]) for j in range(enc.sizes.interrupts) for x in range(enc.sizes.subjects)])
 
 
+def forks_reissue_nothing(enc, st):
+    """No fork re-prompted or re-resolved a recorded interrupt (RPL-1; a strengthening invariant)."""
+    return AND(*[NOT(st[("r_rpt", k)]) for k in range(enc.sizes.runs)])
+
+
 def only_listens_host_cancelled(enc, st):
     """The host's notifications/cancelled named listens only (NTF-1; a strengthening invariant)."""
     return AND(*[IMPLIES(st[("q_hcan", q)], EQ(st[("q_method", q)], M["subscriptions/listen"]))
@@ -628,6 +633,29 @@ def ntf1(enc, s, act, A, t):
     return only_listens_host_cancelled(enc, t)
 
 
+@zprop("ADV-1", "step", "the advertisement part: every server/discover answer lists the extension exactly when "
+       "the host serves it (the serving flag the encoding's behaviour reads; the cross-check compares the discover "
+       "message with it), and the OpenWOP advertisement lists \"extensions\" exactly then and names Tasks nowhere "
+       "else; not encoded: the behaviours the catalogue counts as evidence of serving")
+def adv1(enc, s, act, A, t):
+    return AND(*[IMPLIES(AND(emitted(enc, s, t, q), EQ(t[("q_method", q)], M["server/discover"])),
+                         AND(EQ(t[("q_says", q)], advertised(enc, t[("q_server", q)])), t[("q_feat", q)]))
+                 for q in range(enc.sizes.requests)])
+
+
+@zprop("SEC-1", "step", "the response part: the statusMessage of a CreateTaskResult or tasks/get result quotes "
+       "none of its run's internals; not encoded: notifications/tasks")
+def sec1(enc, s, act, A, t):
+    return AND(*[IMPLIES(AND(emitted(enc, s, t, q), IN(t[("q_resp", q)], TASK_VIEWS)), NOT(t[("q_leak", q)]))
+                 for q in range(enc.sizes.requests)])
+
+
+@zprop("RPL-1", "invariant", "the re-issue part: no fork logs a new interrupt.requested or interrupt.resolved for "
+       "an interrupt its source recorded; not encoded: that replayed events equal the recorded ones")
+def rpl1(enc, s, act, A, t):
+    return forks_reissue_nothing(enc, t)
+
+
 @zprop("WIRE-1", "step", "the result-kind part: the results of tasks/get, tasks/update and tasks/cancel never carry "
        "resultType \"task\" or \"input_required\", and an InputRequiredResult answers only tools/call; not encoded: "
        "whether \"complete\" is spelled out, and notifications")
@@ -683,12 +711,9 @@ def wire4(enc, s, act, A, t):
 # ---- what Z3 does not judge -----------------------------------------------------------------------------------
 
 NOT_ENCODED = {
-    "ADV-1": "the advertisement is message content: the encoding reads one serves_tasks flag for both the "
-             "discover answer and the behaviour, so Z3 would hold it by construction",
     "ID-1": "the taskId grammar and entropy are string properties; the abstraction has no strings",
     "PRJ-2": "inputRequests keys and entry modes are message content the abstraction drops",
     "NTF-3": "notifications/tasks are not represented",
-    "SEC-1": "statusMessage content is not represented",
 }
 
 
@@ -698,5 +723,5 @@ def safety_ids() -> list[str]:
     return [r for r, (kind, _) in REQUIREMENTS.items() if kind == "S" and not r.startswith(("HNS-", "E2E-"))]
 
 
-# Trace ids whose step-local part is encoded (the brief's disconnect variants refute them).
-ENCODED_TRACE_IDS = ("OWN-2", "OWN-3")
+# Trace ids whose step-local part is encoded.
+ENCODED_TRACE_IDS = ("OWN-2", "OWN-3", "RPL-1")

@@ -65,6 +65,9 @@ Z3_RULE_TABLE: dict[str, dict] = {
     "response-content-grants-approval": {"resolve": "content-grants-approval"},
     "notify-cancelled-on-run-cancel": {"cancel_run": "notify-open-calls"},
     "create-result-carries-input-requests": {"create_task_result": "carries-input-requests"},
+    "replay-reprompts": {"fork_log": "reprompt"},
+    "second-advertisement": {"openwop_features": "mcp-tasks-flag"},
+    "status-message-leaks": {"status_message": "tool-output"},
 }
 
 
