@@ -333,7 +333,9 @@ class Rules:
                     first = key not in world.notified
                     world.notified[key] = view
                     if not first:
-                        world.emit(q.id, self.notification(world, q, run))
+                        msg = self.notification(world, q, run)
+                        world.emit(q.id, msg)
+                        world.last_sent[key] = msg["params"]
 
     # ---- replay and fork ----------------------------------------------------------------------
     def fork_log(self, world, source, fork) -> list[dict]:

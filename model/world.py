@@ -41,7 +41,8 @@ class World:
         self.requests: dict[str, Request] = {}
         self.request_states: dict[str, RequestState] = {}
         self.stdio_open: set[tuple[str, str]] = {(c, s) for c in self.params.clients for s, _ in self.params.servers}
-        self.notified: dict[tuple[str, str], dict] = {}   # (listen requestId, runId) -> last task sent
+        self.notified: dict[tuple[str, str], dict] = {}   # (listen requestId, runId) -> the view last published
+        self.last_sent: dict[tuple[str, str], dict] = {}  # (listen requestId, runId) -> the last notifications/tasks params
         self.effects = 0
         self.serial = 0
         self.history: list[Step] = []

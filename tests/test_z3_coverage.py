@@ -18,7 +18,6 @@ from verifier.z3.variants import make_rules, supported_variants
 
 # The variants whose refuted host safety ids the encoding cannot see, with why (docs/z3.md).
 NOT_REPRODUCED = {
-    "notification-differs-from-get": "NTF-3: notifications/tasks content",
     "opaque-task-handle": "task ids as strings (ID-1) and the lookup of a handle that is not the runId",
     "short-task-id": "task ids as strings (ID-1) and the lookup of a counter that is not the runId",
 }

@@ -8,7 +8,7 @@ concrete step `w -> w'` taken with `(action, args)` must satisfy
 from __future__ import annotations
 
 from model.lifecycle import REQUEST_PHASES, RUN_STATUSES
-from properties.creation import EXT, _features_problem
+from properties.creation import EXT, _features_problem, probe_request
 from properties.notify_wire import CREATE_FIELDS, run_internals
 
 from . import encoding as E
@@ -98,6 +98,18 @@ def _leaks(world, q) -> bool:
     return any(secret in text for secret in run_internals(world, world.runs[q.run], view))
 
 
+def _stale(world, q, rid) -> bool:
+    """The last notifications/tasks a streaming listen got for a run it may read differs from what
+    tasks/get would return that caller now (NTF-3). The host sends one at every change of the view."""
+    sent = world.last_sent.get((q.id, rid))
+    run = world.runs[rid]
+    if sent is None or q.phase != "streaming" or rid not in q.acked or not world.rules.can_read(world, q.subject, run):
+        return False
+    tid = world.rules.task_id(world, run)
+    now = world.rules.get_task_result(world, run, probe_request(q, "tasks/get", tid))
+    return {k: v for k, v in sent.items() if k != "_meta"} != {k: v for k, v in now.items() if k != "resultType"}
+
+
 def _reprompted(world, run) -> bool:
     """A fork logged a new (not replayed) interrupt.requested or .resolved for an interrupt its source
     recorded before the fork (RPL-1)."""
@@ -161,7 +173,7 @@ def abstract(world, enc: Encoding) -> dict:
             ("r_log", k): len(log),
             ("r_restres", k): any(e["type"] == "interrupt.resolved" and e.get("via") == "rest" for e in log),
             ("r_grace", k): -1 if r.grace_until is None else r.grace_until,
-            ("r_rpt", k): _reprompted(world, r),
+            ("r_rpt", k): _reprompted(world, r), ("r_upd", k): r.updated_at,
         })
     nres = {i: 0 for i in ints}
     for r in world.runs.values():
@@ -215,6 +227,7 @@ def abstract(world, enc: Encoding) -> dict:
         })
         for k, rid in enumerate(runs):
             s[("q_acked", j, k)] = rid in q.acked
+            s[("q_stale", j, k)] = _stale(world, q, rid)
     return s
 
 

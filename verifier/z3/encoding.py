@@ -240,6 +240,8 @@ BASELINE_FLAGS = {
                                               #   ("grace-for-retry", ticks): an owning retry's run is cancelled by
                                               #   the after_step sweep once that many ticks have passed
     "after_step": "publish",                  # | "grace-sweep": also cancel runs whose grace deadline passed
+    "notification": "baseline",               # | "stale-on-change": a notifications/tasks sent because the status
+                                              #   changed carries the status message of the status before
     "status_message": "baseline",             # | "tool-output": a task's statusMessage is its tool output text
     "fork_log": "baseline",                   # | "reprompt": the fork raises each recorded interrupt again
     "discover_result": "baseline",            # (read: the discover answer lists the extension iff served)
@@ -279,6 +281,7 @@ FLAG_VALUES = {
     "cancel_run": ("baseline", "notify-open-calls"),
     "fork_log": ("baseline", "reprompt"),
     "status_message": ("baseline", "tool-output"),
+    "notification": ("baseline", "stale-on-change"),
     "discover_result": ("baseline",),
     "openwop_features": ("baseline", "mcp-tasks-flag"),
     "on_disconnect_after_response": ("nothing", "cancel-run", "cancel-tasked-run", "cancel-owned"),
@@ -291,7 +294,7 @@ ON_REQUEST_CANCELLED = ("cancel-run", "nothing", "ignore-http", "cancel-callers-
 # Rules whose override changes only message content that no encoded property reads: a variant may
 # override them without a flag (the Z3 verdicts on the encoded ids stay valid).
 CONTENT_ONLY_RULES = frozenset({
-    "notification", "mint_run_id", "mint_interrupt_id", "missing_capability", "server_cancelled_on",
+    "mint_run_id", "mint_interrupt_id", "missing_capability", "server_cancelled_on",
     "removed_method_result",
 })
 # Rules the encoding reads through a flag (by the same name) or through `lifecycle_extra` data.
@@ -472,6 +475,7 @@ class Encoding:
                 out[(f, q)] = t
             for k in range(Z.runs):
                 out[("q_acked", q, k)] = "bool"
+                out[("q_stale", q, k)] = "bool"
         return out
 
     def initial(self) -> dict:
@@ -494,6 +498,7 @@ class Encoding:
                 s[(f, q)] = d
             for k in range(Z.runs):
                 s[("q_acked", q, k)] = False
+                s[("q_stale", q, k)] = False
         return s
 
     def symbolic_state(self, tag: str) -> dict:
@@ -630,10 +635,12 @@ class Encoding:
             new = ITE(EQ(cur, src), dst, new)
         t[("_crash",)] = OR(t[("_crash",)], AND(cond, NOT(IN(cur, tuple(table)))))
         self.put(t, "r_status", k, new, cond)
+        self.put(t, "r_upd", k, t[("clock",)], cond)
         self.put(t, "r_terminal", k, t[("clock",)], AND(cond, IN(new, TERMINAL)))
 
     def append(self, t, k, cond=True, count=1):
         self.put(t, "r_log", k, ADD(self.sel(t, "r_log", k), count), cond)
+        self.put(t, "r_upd", k, t[("clock",)], cond)
 
     # ---- shared host mechanics ----------------------------------------------------------------------
     def create_run(self, t, cond, server, owner, by_idx, parent=-1, creq=-1, elicit=True, durable=True,
@@ -643,7 +650,8 @@ class Encoding:
         vals = {"r_status": ST["pending"], "r_server": server, "r_owner": owner, "r_by": by_idx,
                 "r_parent": parent, "r_created": t[("clock",)], "r_terminal": -1, "r_durable": durable,
                 "r_purged": False, "r_creq": creq, "r_elicit": elicit, "r_fork": fork, "r_reason": 0,
-                "r_comp": False, "r_log": log, "r_restres": restres, "r_grace": -1, "r_rpt": False}
+                "r_comp": False, "r_log": log, "r_restres": restres, "r_grace": -1, "r_rpt": False,
+                "r_upd": t[("clock",)]}
         for f, v in vals.items():
             self.put(t, f, k, v, cond)
         self.set_g(t, ("n_runs",), ADD(k, 1), cond)
@@ -661,6 +669,7 @@ class Encoding:
         for j in range(self.sizes.requests):
             for k in range(self.sizes.runs):
                 t[("q_acked", j, k)] = ITE(AND(cond, EQ(q, j)), False, t[("q_acked", j, k)])
+                t[("q_stale", j, k)] = ITE(AND(cond, EQ(q, j)), False, t[("q_stale", j, k)])
         self.set_g(t, ("n_reqs",), ADD(q, 1), cond)
         return q
 
@@ -845,8 +854,23 @@ class Encoding:
         g = getattr(self, "act_" + action)(s, A, t)
         if self.flags["after_step"] == "grace-sweep" and action != "clock_tick":
             self.grace_sweep(t)
+        self.publish(s, t)
         g = AND(g, NOT(t.pop(("_crash",))))
         return g, t
+
+    def publish(self, s, t):
+        """Rules.after_step's notifications/tasks, as far as NTF-3 reads them: per listen and acknowledged
+        run, whether the last one sent differs from what tasks/get returns now. A view changes with the
+        status or lastUpdatedAt; it is sent again to a streaming listener that can read the run."""
+        for j in range(self.sizes.requests):
+            streaming = AND(LT(j, t[("n_reqs",)]), EQ(t[("q_phase", j)], PH["streaming"]))
+            subj = self.subject_of(t[("q_client", j)])
+            for k in range(self.sizes.runs):
+                moved = NOT(EQ(s[("r_status", k)], t[("r_status", k)]))
+                changed = OR(moved, NOT(EQ(s[("r_upd", k)], t[("r_upd", k)])))
+                stale = AND(moved, self.flags["notification"] == "stale-on-change")
+                live = AND(streaming, t[("q_acked", j, k)], self.can_read(t, subj, k))
+                t[("q_stale", j, k)] = AND(live, ITE(changed, stale, s[("q_stale", j, k)]))
 
     def grace_sweep(self, t):
         """The grace window's sweeper (after every step but the clock's own tick): a run whose grace
@@ -1401,11 +1425,11 @@ def _name(key, tag):
 RUN_FIELDS = {"r_status": "int", "r_server": "int", "r_owner": "int", "r_by": "int", "r_parent": "int",
               "r_created": "int", "r_terminal": "int", "r_durable": "bool", "r_purged": "bool", "r_creq": "int",
               "r_elicit": "bool", "r_fork": "bool", "r_reason": "int", "r_comp": "bool", "r_log": "int",
-              "r_restres": "bool", "r_grace": "int", "r_rpt": "bool"}
+              "r_restres": "bool", "r_grace": "int", "r_rpt": "bool", "r_upd": "int"}
 RUN_DEFAULTS = {"r_status": 0, "r_server": 0, "r_owner": 0, "r_by": 0, "r_parent": -1, "r_created": 0,
                 "r_terminal": -1, "r_durable": True, "r_purged": False, "r_creq": -1, "r_elicit": True,
                 "r_fork": False, "r_reason": 0, "r_comp": False, "r_log": 0,
-                "r_restres": False, "r_grace": -1, "r_rpt": False}
+                "r_restres": False, "r_grace": -1, "r_rpt": False, "r_upd": 0}
 INT_FIELDS = {"i_run": "int", "i_kind": "int", "i_form": "bool", "i_open": "bool", "i_by": "int", "i_res": "int",
               "i_via": "int", "i_nres": "int"}
 INT_DEFAULTS = {"i_run": -1, "i_kind": 0, "i_form": True, "i_open": False, "i_by": -1, "i_res": -1, "i_via": -1,

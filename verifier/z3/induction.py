@@ -23,7 +23,7 @@ import z3
 from .bmc import Unrolling, Z3Verdict, make_solver
 from .encoding import (AND, COUNT, REASONS, BY, EQ, EXTERNAL, IMPLIES, IN, KINDS, LE, LT, M, NOT, OPEN, OR, PH, RESP, ST, TERMINAL,
                        VIAS, WAITING, Args, Encoding, sym_case, sym_int, value_of)
-from .properties import (PROPS, approvers_as_recorded, descendant, forks_reissue_nothing,
+from .properties import (PROPS, approvers_as_recorded, descendant, forks_reissue_nothing, notifications_current,
                          only_listens_host_cancelled)
 
 ANSWERED = (PH["sent"], PH["delivered"], PH["lost"])
@@ -272,6 +272,11 @@ def task_results_flat(enc, st):
 @inv("approvers-recorded", "no interrupt's approvers grew after it was requested")
 def approvers_recorded(enc, st):
     return approvers_as_recorded(enc, st)
+
+
+@inv("notifications-current", "every listener's last notifications/tasks is what tasks/get returns now")
+def notifications_fresh(enc, st):
+    return notifications_current(enc, st)
 
 
 @inv("forks-verbatim", "no fork re-prompted or re-resolved an interrupt its source recorded")

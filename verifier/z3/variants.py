@@ -68,6 +68,7 @@ Z3_RULE_TABLE: dict[str, dict] = {
     "replay-reprompts": {"fork_log": "reprompt"},
     "second-advertisement": {"openwop_features": "mcp-tasks-flag"},
     "status-message-leaks": {"status_message": "tool-output"},
+    "notification-differs-from-get": {"notification": "stale-on-change"},
 }
 
 
