@@ -341,7 +341,7 @@ def _serving_evidence(world, step):
     return out
 
 
-def _features_problem(world, server: str, says: bool, where: str) -> str | None:
+def features_problem(world, server: str, says: bool, where: str) -> str | None:
     """The OpenWOP advertisement lists "extensions" exactly when `says`, and mentions Tasks nowhere."""
     feats = world.rules.openwop_features(world, server)
     listed = "extensions" in ((feats.get("mcp") or {}).get("features") or [])
@@ -382,7 +382,7 @@ def advertised_iff_served(world, step):
         if before != says:
             return (f"{q.server}'s server/discover answers disagree: {q.id} says the extension is "
                     f"{'' if says else 'not '}served, an earlier answer said the opposite")
-        problem = _features_problem(world, q.server, says, f"server/discover ({q.id})")
+        problem = features_problem(world, q.server, says, f"server/discover ({q.id})")
         if problem:
             return problem
         facts["features"].add(q.server)
@@ -400,7 +400,7 @@ def advertised_iff_served(world, step):
             return f"{server} does not advertise {EXT} but serves it: {facts['served'][server]}"
         if server not in facts["features"]:
             facts["features"].add(server)
-            problem = _features_problem(world, server, adv, "server/discover")
+            problem = features_problem(world, server, adv, "server/discover")
             if problem:
                 return problem
     return None

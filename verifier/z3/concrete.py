@@ -8,7 +8,7 @@ concrete step `w -> w'` taken with `(action, args)` must satisfy
 from __future__ import annotations
 
 from model.lifecycle import REQUEST_PHASES, RUN_STATUSES
-from properties.creation import EXT, _features_problem, probe_request
+from properties.creation import EXT, features_problem, probe_request
 from properties.notify_wire import CREATE_FIELDS, run_internals
 
 from . import encoding as E
@@ -128,7 +128,7 @@ def _advertisement(world, q, j) -> dict:
     if q.method != "server/discover" or "result" not in (q.response or {}):
         return {}
     says = EXT in ((q.response["result"].get("capabilities") or {}).get("extensions") or {})
-    return {("q_says", j): says, ("q_feat", j): _features_problem(world, q.server, says, "") is None}
+    return {("q_says", j): says, ("q_feat", j): features_problem(world, q.server, says, "") is None}
 
 
 def _recorded_approvers(world, interrupt) -> tuple:
