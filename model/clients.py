@@ -120,7 +120,9 @@ def mrtr_retry(world, client, answers, response, declare):
 
 
 # ---- tasks/* -------------------------------------------------------------------------------------
-FABRICATED = ("acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued", "t-42")
+# A well-formed id never issued, and a malformed one no variant issues either (short-task-id issues
+# `t-42`, ...: a probe equal to an issued id would be that task, not a fabrication).
+FABRICATED = ("acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued", "not-a-run-id")
 def _refs_key(world):
     """What the task references depend on: the runs (ids never change) and which fabricated ids
     were already sent."""

@@ -129,6 +129,32 @@ def test_guards_allow_exactly_the_models_moves(enc):
         assert guards_exact(enc, world) == []
 
 
+def test_id_flags_are_checked_against_the_rules():
+    """A variant whose id rules differ from what its flags say is caught by the abstraction: a counter
+    taskId declared "projected", or a host that reads no reference declared as the baseline's unproject."""
+    from verifier.z3.concrete import AbstractionError
+
+    class CounterCalledProjected(Rules):
+        z3_flags = {"task_id": "projected"}
+
+        def task_id(self, world, run):
+            return f"t-{42 + list(world.runs).index(run.id)}"
+
+    class NothingCalledUnproject(Rules):
+        z3_flags = {"decode_task_ref": "unproject"}
+
+        def decode_task_ref(self, world, ref):
+            return None
+
+    for rules, says in ((CounterCalledProjected(), "not the projected form"), (NothingCalledUnproject(), "decode_task_ref")):
+        e = Encoding(Z3_PARAMS, rules)
+        world = World(e.params, rules)
+        abstract(world, e)                                 # no run yet: nothing to disagree about
+        world.apply("rest_create", world.moves("rest_create")[0])
+        with pytest.raises(AbstractionError, match=says):
+            abstract(world, e)
+
+
 def test_every_executable_action_has_a_case(enc):
     from verifier.z3.encoding import executable_actions
     table = executable_actions()
@@ -173,7 +199,8 @@ QUICK = [("detach-on-disconnect", "OWN-2", 2), ("get-appends-read-event", "GET-1
          ("paused-projects-cancelled", "PRJ-3", 4), ("response-content-grants-approval", "SEC-2", 4),
          ("notify-cancelled-on-run-cancel", "NTF-1", 2), ("tasks-only-for-tasked-runs", "TASK-1", 1),
          ("ttl-below-retention", "TTL-1", 2), ("task-result-type-on-get", "WIRE-1", 2),
-         ("ack-carries-status", "WIRE-2", 2), ("drop-every-request", "CRT-4", 3)]
+         ("ack-carries-status", "WIRE-2", 2), ("drop-every-request", "CRT-4", 3),
+         ("short-task-id", "CRT-3", 2), ("opaque-task-handle", "ISO-1", 2), ("task-result-type-on-get", "ID-1", 2)]
 
 
 @pytest.mark.parametrize("name,rid,length", QUICK)
@@ -258,7 +285,7 @@ def test_a_counterexample_to_induction_reads_as_two_states(enc, monkeypatch):
 # ---- verdicts and the contract --------------------------------------------------------------------------------
 
 def test_not_encoded_ids_are_undetermined_never_holding():
-    v, = check(ids=["ID-1"], timeout=5)
+    v, = check(ids=["PRJ-2"], timeout=5)
     assert v.verdict == "undetermined" and not v.holds
 
 

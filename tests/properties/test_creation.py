@@ -168,7 +168,7 @@ def test_neg2_holds_on_baseline():
     sc = Scenario()
     q, run = sc.call()
     tid = sc.task_id(run)
-    for action, fabricated in (("tasks_get", "t-42"), ("tasks_cancel", "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued")):
+    for action, fabricated in (("tasks_get", "not-a-run-id"), ("tasks_cancel", "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued")):
         sc.do(action, client="C1", server="S1", ref=tid, declare=False, header_ok=True)
         sc.do(action, client="C4", server="S1", ref=fabricated, declare=False)
     assert sc.fired["undeclared-tasks-method-refused"] == 4

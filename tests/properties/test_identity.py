@@ -222,7 +222,7 @@ def test_iso1_holds_on_baseline():
     sc = Scenario()
     q, run = sc.call()
     gone = purged_run(sc)
-    refs = [sc.task_id(run), sc.task_id(gone), "t-42", "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued"]
+    refs = [sc.task_id(run), sc.task_id(gone), "not-a-run-id", "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued"]
     answers = []
     for client, ref in [("C4", refs[0]), ("C1", refs[1]), ("C1", refs[2]), ("C1", refs[3])]:
         answers.append(sc.response(get(sc, client, ref)))

@@ -7,6 +7,7 @@ concrete step `w -> w'` taken with `(action, args)` must satisfy
 """
 from __future__ import annotations
 
+from model import identity
 from model.lifecycle import REQUEST_PHASES, RUN_STATUSES
 from properties.creation import EXT, features_problem, probe_request
 from properties.notify_wire import CREATE_FIELDS, run_internals
@@ -30,16 +31,46 @@ def _slot(ids: list, some_id, what: str) -> int:
 
 def _ref(world, ref: str) -> tuple[int, int]:
     """A task reference as (run slot, form): form 0 the projected id, 1 the %2F form; a fabricated
-    reference has run slot -1 and form 0 (not issued) or 1 (t-42)."""
-    if ref in E.FAB_REFS:
-        return -1, E.FAB_REFS.index(ref)
+    reference has run slot -1 and form 0 (not issued) or 1 (malformed)."""
+    found = [(-1, E.FAB_REFS.index(ref))] if ref in E.FAB_REFS else []
     for k, r in enumerate(world.runs.values()):
         tid = world.rules.task_id(world, r)
         if ref == tid:
-            return k, 0
-        if "~2F" in tid and ref == tid.replace("~2F", "%2F"):
-            return k, 1
-    raise AbstractionError(f"task reference {ref!r} names no run and is not a fabricated one")
+            found.append((k, 0))
+        elif "~2F" in tid and ref == tid.replace("~2F", "%2F"):
+            found.append((k, 1))
+    if len(found) != 1:
+        raise AbstractionError(f"task reference {ref!r} is " + ("ambiguous" if found else
+                               "no run's and not a fabricated one"))
+    return found[0]
+
+
+def _task_id_form(flag: str, k: int, rid: str) -> str:
+    """The taskId the encoding's `task_id` flag says run slot k with runId `rid` has."""
+    return {"projected": identity.project(rid), "counter": f"t-{42 + k}",
+            "opaque-handle": "h-" + identity.opaque(rid)}[flag]
+
+
+def _check_ids(world, enc: Encoding) -> None:
+    """The id rules the encoding reads through flags (task_id, decode_task_ref, mint_run_id's lengths)
+    agree with the rules' code on this world: each run's taskId, the host's reading of every reference
+    sent and of every projected runId, and each runId's 128 bits."""
+    rules, f = world.rules, enc.flags
+    ids = {}
+    for k, (rid, r) in enumerate(world.runs.items()):
+        tid = rules.task_id(world, r)
+        if tid != _task_id_form(f["task_id"], k, rid):
+            raise AbstractionError(f"{world.label(rid)} has taskId {tid!r}, not the {f['task_id']} form of the flag")
+        ids[tid] = rid
+        if (len(identity.opaque(rid)) >= identity.MIN_OPAQUE_128_BITS) != bool(enc.long_id(E.BY.index(r.started_by))):
+            raise AbstractionError(f"{world.label(rid)} (started by {r.started_by}) has an opaque segment of "
+                                   f"{len(identity.opaque(rid))} characters, against the Params' mint lengths")
+    refs = {q.task_ref for q in world.requests.values() if q.task_ref} | {identity.project(rid) for rid in world.runs}
+    for ref in refs:
+        want = identity.unproject(ref) if f["decode_task_ref"] == "unproject" else ids.get(ref)
+        if rules.decode_task_ref(world, ref) != want:
+            raise AbstractionError(f"decode_task_ref({ref!r}) is {rules.decode_task_ref(world, ref)!r}, not {want!r} "
+                                   f"as the flag {f['decode_task_ref']!r} says")
 
 
 def _resp(q) -> tuple[int, int]:
@@ -143,6 +174,7 @@ def abstract(world, enc: Encoding) -> dict:
     """The encoded state of a concrete `World` (abstraction function)."""
     Z = enc.sizes
     P = world.params
+    _check_ids(world, enc)
     s = enc.initial()
     runs = list(world.runs)
     ints = list(world.interrupts)

@@ -31,6 +31,7 @@ import z3
 
 from model import lifecycle
 from model.lifecycle import RUN_STATUSES, REQUEST_PHASES, RUN_TRANSITIONS
+from model.identity import MIN_OPAQUE_128_BITS
 from model.params import Params
 from model.projection import STATUS_PROJECTION
 
@@ -186,7 +187,7 @@ RESP_KINDS = ("none", "create-task", "call-ok", "call-error", "input-required", 
               "invalid-request-state", "missing-capability", "header-mismatch", "method-not-found", "ack",
               "get", "discover", "other", "internal-error", "invalid-params-other")
 RESP = {k: i for i, k in enumerate(RESP_KINDS)}
-FAB_REFS = ("acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued", "t-42")   # model.clients.task_refs
+FAB_REFS = ("acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued", "not-a-run-id")   # model.clients.task_refs
 NEVER_ISSUED_KEY = "acme/i-neverissuedneverissued"                  # model.clients._update_extra
 CALL_TOOLS = (0, 1)            # model.clients.TOOLS: the tools call_tool may name (bad-args has its own action)
 RETRY_RESERVE = 4              # model.clients._retry_moves: retries may use this many requests over max_requests
@@ -219,7 +220,12 @@ BASELINE_FLAGS = {
     "durable_on_create": True,                # | False: a called run is readable only after `persist`
     "can_cancel": "baseline",                 # | "read-suffices": read rights are enough to cancel
     "lookup_task": "baseline",                # | "no-authorization": a taskId alone finds the run |
-                                              #   "only-tasked-call": only runs a tasked call started are tasks
+                                              #   "only-tasked-call": only runs a tasked call started are tasks |
+                                              #   "handle-any-tenant": a reference equal to a run's taskId finds it
+                                              #   (durable, not purged) for a caller with runs:read in any tenant
+    "task_id": "projected",                   # | "counter": `t-42`, `t-43`, ... in run creation order |
+                                              #   "opaque-handle": `h-` and the run's opaque segment
+    "decode_task_ref": "unproject",           # | "task-id-table": a reference names the run whose taskId it is
     "project_status": None,                   # | {run status: task status} rows overriding the §D table
     "resolve": "baseline",                    # | "no-at-most-once" | "skip-approver-check" |
                                               #   "rest-ignores-other-surfaces" (REST re-resolves an interrupt
@@ -271,7 +277,9 @@ FLAG_VALUES = {
     "not_found": ("baseline", "foreign-403", "purged-expired"),
     "durable_on_create": (True, False),
     "can_cancel": ("baseline", "read-suffices"),
-    "lookup_task": ("baseline", "no-authorization", "only-tasked-call"),
+    "lookup_task": ("baseline", "no-authorization", "only-tasked-call", "handle-any-tenant"),
+    "task_id": ("projected", "counter", "opaque-handle"),
+    "decode_task_ref": ("unproject", "task-id-table"),
     "resolve": ("baseline", "no-at-most-once", "skip-approver-check", "rest-ignores-other-surfaces",
                 "content-grants-approval"),
     "on_tasks_get": ("nothing", "append"),
@@ -294,7 +302,7 @@ ON_REQUEST_CANCELLED = ("cancel-run", "nothing", "ignore-http", "cancel-callers-
 # Rules whose override changes only message content that no encoded property reads: a variant may
 # override them without a flag (the Z3 verdicts on the encoded ids stay valid).
 CONTENT_ONLY_RULES = frozenset({
-    "mint_run_id", "mint_interrupt_id", "missing_capability", "server_cancelled_on",
+    "mint_interrupt_id", "missing_capability", "server_cancelled_on",
     "removed_method_result",
 })
 # Rules the encoding reads through a flag (by the same name) or through `lifecycle_extra` data.
@@ -581,12 +589,43 @@ class Encoding:
                 out = OR(out, AND(EQ(i, j), EQ(subj, x), s[("i_grant", j, x)]))
         return out
 
-    def lookup(self, s, subj, k):
-        """Rules.lookup_task for a reference naming run slot k on its own server (the client sends it there)."""
+    def names(self, form):
+        """The host's reading of a reference to run slot k in wire form `form` (0: the run's taskId,
+        1: its %2F form; a Python int, or a term) finds run k: Rules.decode_task_ref, or for a
+        "handle-any-tenant" lookup the taskId string itself."""
+        if self.flags["lookup_task"] == "handle-any-tenant" or self.flags["decode_task_ref"] == "task-id-table":
+            return EQ(form, 0)                           # only the exact taskId string is in the table
+        return self.flags["task_id"] == "projected"      # unproject reads a projected runId, either form
+
+    def names_projected(self):
+        """The host's reading of a run's projected runId finds that run (TASK-1's probe)."""
+        if self.flags["lookup_task"] == "handle-any-tenant" or self.flags["decode_task_ref"] == "task-id-table":
+            return self.flags["task_id"] == "projected"
+        return True
+
+    def ids_projected(self):
+        """Every taskId the host sends is its run's projected runId (Rules.task_id)."""
+        return self.flags["task_id"] == "projected"
+
+    def long_id(self, by):
+        """A run started `by` (its r_by) has an opaque segment of 128 bits (Rules.mint_run_id's length)."""
+        tasked = self.params.mint_tasked_len >= MIN_OPAQUE_128_BITS
+        other = self.params.mint_other_len >= MIN_OPAQUE_128_BITS
+        if tasked == other:
+            return tasked
+        in_tasked = IN(by, (BY.index("tasked-call"), BY.index("blocking-call")))
+        return in_tasked if tasked else NOT(in_tasked)
+
+    def lookup(self, s, subj, k, names):
+        """Rules.lookup_task for a reference to run slot k on its own server (the client sends it there),
+        `names` saying whether the host's reading of the reference finds run k (`names(form)`)."""
         mode = self.flags["lookup_task"]
         if mode == "no-authorization":
-            return AND(LE(0, k), self.sel(s, "r_durable", k, False), NOT(self.sel(s, "r_purged", k, True)))
-        found = AND(LE(0, k), self.can_read(s, subj, k))
+            return AND(LE(0, k), names, self.sel(s, "r_durable", k, False), NOT(self.sel(s, "r_purged", k, True)))
+        if mode == "handle-any-tenant":
+            return AND(LE(0, k), names, self.sel(s, "r_durable", k, False), NOT(self.sel(s, "r_purged", k, True)),
+                       self._tab(self.scope_read, subj))
+        found = AND(LE(0, k), names, self.can_read(s, subj, k))
         if mode == "only-tasked-call":
             found = AND(found, EQ(self.sel(s, "r_by", k), BY.index("tasked-call")))
         return found
@@ -1097,7 +1136,8 @@ class Encoding:
 
     def _ref_guard(self, s, A):
         """The task reference a client may send (model.clients.task_refs) and its server."""
-        known = AND(self.valid(s, "r", A.ref_run), EQ(A.server, self.sel(s, "r_server", A.ref_run)))
+        known = AND(self.valid(s, "r", A.ref_run), EQ(A.server, self.sel(s, "r_server", A.ref_run)),
+                    OR(EQ(A.ref_form, 0), self.ids_projected()))      # only a projected id has a %2F form
         used = self.fabricated_used(s, A.ref_form)
         fabricated = AND(EQ(A.ref_run, -1), LE(0, A.server), LT(A.server, self.sizes.servers),
                          self._tab(self.params_serves, A.server), NOT(used))
@@ -1122,7 +1162,7 @@ class Encoding:
             capable = self.serves_tasks(A.server)
         header = OR(EQ(A.transport, 1), A.header, self.flags["header_ok"] == "unchecked")
         k = A.ref_run
-        readable = self.lookup(s, subj, k)
+        readable = self.lookup(s, subj, k, self.names(A.ref_form))
         c1 = NOT(capable)
         c2 = AND(capable, NOT(header))
         c3 = AND(capable, header, NOT(readable))
@@ -1208,7 +1248,7 @@ class Encoding:
             if self.flags["listen_ack"] == "no-authorization":
                 ack = AND(ack, NOT(s[("r_purged", k)]))
             else:
-                ack = AND(ack, self.lookup(s, subj, k))
+                ack = AND(ack, self.lookup(s, subj, k, self.names(0)))   # every run's taskId is asked for
             for j in range(self.sizes.requests):
                 t[("q_acked", j, k)] = ITE(EQ(q, j), ack, t[("q_acked", j, k)])
         self.put(t, "q_phase", q, PH["streaming"], NOT(refused))

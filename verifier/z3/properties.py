@@ -118,6 +118,13 @@ def started_run(enc, st, q):
     return ITE(ok, st[("q_run", q)], -1)
 
 
+def named(enc, st, j):
+    """properties.creation.named_run of request j's reference: the run a grammatical runId names (its
+    projected or %2F form), -1 for anything else. The reference's run slot is the run whose taskId the
+    client sent, which is that run's projected runId only when the host's taskIds are (ID-1)."""
+    return st[("q_ref_run", j)] if enc.ids_projected() else -1
+
+
 def eligible_i(enc, st, subj, i):
     return enc.eligible(st, subj, i)
 
@@ -286,7 +293,7 @@ def upd3(enc, s, act, A, t):
     parts = []
     for j in range(enc.sizes.requests):
         cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["tasks/update"]), served_task_request(enc, t, j),
-                   can_get_run(enc, s, subject(enc, t, j), t[("q_ref_run", j)], t[("q_server", j)]))
+                   can_get_run(enc, s, subject(enc, t, j), named(enc, t, j), t[("q_server", j)]))
         key = t[("q_key", j)]
         ineligible = AND(NOT(EQ(key, -1)), NOT(EQ(enc.sel(s, "i_kind", key), KINDS.index("external-event"))),
                          NOT(eligible_i(enc, s, subject(enc, t, j), key)))
@@ -326,7 +333,7 @@ def cnl1(enc, s, act, A, t):
     parts = []
     for j in range(enc.sizes.requests):
         subj = subject(enc, t, j)
-        r = t[("q_ref_run", j)]
+        r = named(enc, t, j)
         cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["tasks/cancel"]), served_task_request(enc, t, j),
                    can_get_run(enc, s, subj, r, t[("q_server", j)]), enc._tab(enc.scope_cancel, subj))
         pre = enc.sel(s, "r_status", r)
@@ -367,7 +374,7 @@ def ttl3(enc, s, act, A, t):
     parts = []
     for j in range(enc.sizes.requests):
         subj = subject(enc, t, j)
-        r = t[("q_ref_run", j)]
+        r = named(enc, t, j)
         entitled = AND(LE(0, r), LT(r, s[("n_runs",)]), EQ(enc.sel(s, "r_server", r), t[("q_server", j)]),
                        enc.sel(s, "r_durable", r, False), EQ(enc.tenant(subj), enc.run_tenant(s, r)),
                        enc._tab(enc.scope_read, subj))
@@ -442,13 +449,16 @@ def crt1(enc, s, act, A, t):
     return AND(*parts)
 
 
-@zprop("CRT-3", "step", "the readability part: when a CreateTaskResult is sent its run is durable, not purged "
-       "and readable by the caller (the taskId naming that run is the identity of slots here)")
+@zprop("CRT-3", "step", "full: when a CreateTaskResult is sent its taskId names the run behind the call (a "
+       "projected runId), that run is durable, not purged and readable by the caller, and the host's lookup of "
+       "that taskId finds it for the caller")
 def crt3(enc, s, act, A, t):
     parts = []
     for q in range(enc.sizes.requests):
+        k, subj = t[("q_run", q)], subject(enc, t, q)
         cond = AND(emitted(enc, s, t, q), EQ(t[("q_resp", q)], RESP["create-task"]))
-        parts.append(IMPLIES(cond, can_get_run(enc, t, subject(enc, t, q), t[("q_run", q)], t[("q_server", q)])))
+        parts.append(IMPLIES(cond, AND(enc.ids_projected(), can_get_run(enc, t, subj, k, t[("q_server", q)]),
+                                       enc.lookup(t, subj, k, enc.names(0)))))
     return AND(*parts)
 
 
@@ -473,7 +483,7 @@ def task1(enc, s, act, A, t):
     parts = []
     for j in range(enc.sizes.requests):
         subj = subject(enc, t, j)
-        r = t[("q_ref_run", j)]
+        r = named(enc, t, j)
         cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["tasks/get"]), served_task_request(enc, t, j),
                    advertised(enc, t[("q_server", j)]), can_get_run(enc, s, subj, r, t[("q_server", j)]))
         parts.append(IMPLIES(cond, AND(IN(t[("q_resp", j)], TASK_VIEWS), EQ(t[("q_run", j)], r))))
@@ -483,7 +493,8 @@ def task1(enc, s, act, A, t):
         finished = AND(LT(k, s[("n_runs",)]), NOT(EQ(s[("r_status", k)], st)), IN(st, TERMINAL))
         probe = AND(OR(created, finished), advertised(enc, t[("r_server", k)]))
         for x in range(enc.sizes.subjects):
-            parts.append(IMPLIES(AND(probe, can_get_run(enc, t, x, k, t[("r_server", k)])), enc.lookup(t, x, k)))
+            parts.append(IMPLIES(AND(probe, can_get_run(enc, t, x, k, t[("r_server", k)])),
+                                 enc.lookup(t, x, k, enc.names_projected())))
     return AND(*parts)
 
 
@@ -492,7 +503,7 @@ def task1(enc, s, act, A, t):
 def _tasks_request(enc, s, t, j):
     """A new declaring tasks/* request on an advertised server: (condition, subject, run slot)."""
     cond = AND(new_req(enc, s, t, j), IN(t[("q_method", j)], TASKS), t[("q_decl", j)], advertised(enc, t[("q_server", j)]))
-    return cond, subject(enc, t, j), t[("q_ref_run", j)]
+    return cond, subject(enc, t, j), named(enc, t, j)
 
 
 @zprop("ISO-1", "step", "the answer-kind part: a declaring tasks/* naming a task its caller cannot getRun "
@@ -551,15 +562,36 @@ def auth1(enc, s, act, A, t):
     return AND(*parts)
 
 
-@zprop("ISO-2", "step", "the acknowledgement part: a listen acknowledges only tasks its caller can getRun; not "
-       "encoded: notifications/tasks on the stream (the abstraction has no notifications)")
+@zprop("ISO-2", "step", "the acknowledgement part: a listen acknowledges only tasks it asked for (by their "
+       "projected runId) that its caller can getRun; not encoded: notifications/tasks on the stream (the "
+       "abstraction has no notifications)")
 def iso2(enc, s, act, A, t):
     parts = []
     for j in range(enc.sizes.requests):
         cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["subscriptions/listen"]))
         for k in range(enc.sizes.runs):
             parts.append(IMPLIES(AND(cond, t[("q_acked", j, k)]),
-                                 can_get_run(enc, s, subject(enc, t, j), k, t[("q_server", j)])))
+                                 AND(enc.ids_projected(), can_get_run(enc, s, subject(enc, t, j), k, t[("q_server", j)]))))
+    return AND(*parts)
+
+
+@zprop("ID-1", "step", "the responses and acknowledgements: every taskId a CreateTaskResult, tasks/get result or "
+       "listen acknowledgement carries is its run's projected runId, a CreateTaskResult's with 128 bits, and a "
+       "%2F-form tasks/get is answered whenever the projected form resolves; not encoded: notifications/tasks")
+def id1(enc, s, act, A, t):
+    parts = []
+    for q in range(enc.sizes.requests):
+        resp, k = t[("q_resp", q)], t[("q_run", q)]
+        parts.append(IMPLIES(AND(emitted(enc, s, t, q), IN(resp, TASK_VIEWS)), enc.ids_projected()))
+        parts.append(IMPLIES(AND(emitted(enc, s, t, q), EQ(resp, RESP["create-task"])), enc.long_id(enc.sel(t, "r_by", k, 0))))
+        listen = AND(new_req(enc, s, t, q), EQ(t[("q_method", q)], M["subscriptions/listen"]))
+        parts.append(IMPLIES(AND(listen, OR(*[t[("q_acked", q, x)] for x in range(enc.sizes.runs)])),
+                             enc.ids_projected()))
+        r, subj = t[("q_ref_run", q)], subject(enc, t, q)
+        pct = AND(new_req(enc, s, t, q), EQ(t[("q_method", q)], M["tasks/get"]), EQ(t[("q_ref_form", q)], 1),
+                  LE(0, r), t[("q_decl", q)], t[("q_hdr", q)], advertised(enc, t[("q_server", q)]),
+                  can_get_run(enc, t, subj, r, t[("q_server", q)]), IN(resp, ERRORS))
+        parts.append(IMPLIES(pct, NOT(enc.lookup(t, subj, r, enc.names_projected()))))
     return AND(*parts)
 
 
@@ -723,7 +755,6 @@ def wire4(enc, s, act, A, t):
 # ---- what Z3 does not judge -----------------------------------------------------------------------------------
 
 NOT_ENCODED = {
-    "ID-1": "the taskId grammar and entropy are string properties; the abstraction has no strings",
     "PRJ-2": "inputRequests keys and entry modes are message content the abstraction drops",
 }
 

@@ -69,6 +69,8 @@ Z3_RULE_TABLE: dict[str, dict] = {
     "second-advertisement": {"openwop_features": "mcp-tasks-flag"},
     "status-message-leaks": {"status_message": "tool-output"},
     "notification-differs-from-get": {"notification": "stale-on-change"},
+    "short-task-id": {"task_id": "counter", "decode_task_ref": "task-id-table"},
+    "opaque-task-handle": {"task_id": "opaque-handle", "lookup_task": "handle-any-tenant"},
 }
 
 
