@@ -119,6 +119,18 @@ def _flat(q) -> bool:
     return res.get("resultType") != "task" or set(res) <= CREATE_FIELDS
 
 
+def _input_keys(q, ints: list) -> int:
+    """The inputRequests map q's result carries as a bitmask of interrupt slots (a key naming no
+    interrupt sets FOREIGN_KEY); -1 when it carries none (PRJ-2)."""
+    keys = ((q.response or {}).get("result") or {}).get("inputRequests")
+    if keys is None:
+        return -1
+    mask = 0
+    for key in keys:
+        mask |= (1 << ints.index(key)) if key in ints else E.FOREIGN_KEY
+    return mask
+
+
 def _leaks(world, q) -> bool:
     """The task view q's response carries has a statusMessage quoting one of its run's internals (SEC-1).
     Judged now: internals only accumulate, so a message that leaked still does."""
@@ -255,6 +267,7 @@ def abstract(world, enc: Encoding) -> dict:
             ("q_rs_int", j): -1 if rs is None else ints.index(rs.interrupt),
             ("q_rs_used", j): False if rs is None else rs.used, ("q_ttl", j): _ttl(q, P.tick_ms),
             ("q_flat", j): _flat(q), ("q_hcan", j): q.host_cancelled, ("q_leak", j): _leaks(world, q),
+            ("q_ikeys", j): _input_keys(q, ints),
             **_advertisement(world, q, j),
         })
         for k, rid in enumerate(runs):

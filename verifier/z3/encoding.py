@@ -192,6 +192,9 @@ NEVER_ISSUED_KEY = "acme/i-neverissuedneverissued"                  # model.clie
 CALL_TOOLS = (0, 1)            # model.clients.TOOLS: the tools call_tool may name (bad-args has its own action)
 RETRY_RESERVE = 4              # model.clients._retry_moves: retries may use this many requests over max_requests
 EXTERNAL = -2                                                      # resolver "external"
+# An inputRequests map as a bitmask of interrupt slots (-1: the result carries none); a key naming no
+# interrupt sets this bit, which no supported rule produces.
+FOREIGN_KEY = 1 << 6
 
 # ---- the rule-flag contract -------------------------------------------------------------------------
 
@@ -431,6 +434,8 @@ class Encoding:
         self.sizes = Sizes(runs=P.max_runs + P.max_requests, interrupts=P.max_runs,
                            requests=P.max_requests + RETRY_RESERVE,
                            clients=len(P.clients), servers=len(P.servers), subjects=len(P.subjects))
+        if (1 << self.sizes.interrupts) > FOREIGN_KEY:
+            raise UnsupportedVariant(f"{self.sizes.interrupts} interrupt slots do not fit an inputRequests bitmask")
         self.subj_of_client = [P.subjects.index(P.client_subject(c)) for c in P.clients]
         names = [s.name for s in P.subjects]
         tenants = list(dict.fromkeys([s.tenant for s in P.subjects] + list(P.tenants)))
@@ -834,6 +839,15 @@ class Encoding:
             found = OR(found, here)
         return found, v
 
+    def input_keys(self, s, k):
+        """Rules.input_requests of run slot k as a bitmask: one key per open client-answerable interrupt."""
+        mask = 0
+        for j in range(self.sizes.interrupts):
+            here = AND(LT(j, s[("n_ints",)]), EQ(s[("i_run", j)], k), s[("i_open", j)],
+                       NOT(EQ(s[("i_kind", j)], KINDS.index("external-event"))))
+            mask = ADD(mask, ITE(here, 1 << j, 0))
+        return mask
+
     def answer_result(self, s, q):
         """Rules.answer_tools_call: (has an answer, response kind, task status, requestState interrupt)."""
         k = self.sel(s, "q_run", q, -1)
@@ -948,8 +962,11 @@ class Encoding:
         has, kind, rstat, rs = self.answer_result(s, q)
         self.put(t, "q_ttl", q, self.ttl_ticks(s, self.sel(s, "q_run", q, -1)), EQ(kind, RESP["create-task"]))
         self.put(t, "q_leak", q, self.leaks(s, self.sel(s, "q_run", q, -1)), EQ(kind, RESP["create-task"]))
+        carries = EQ(kind, RESP["input-required"])
         if self.flags["create_task_result"] == "carries-input-requests":
             self.put(t, "q_flat", q, False, EQ(kind, RESP["create-task"]))
+            carries = OR(carries, EQ(kind, RESP["create-task"]))      # whatever its status, even empty
+        self.put(t, "q_ikeys", q, ITE(carries, self.input_keys(s, self.sel(s, "q_run", q, -1)), -1))
         g = AND(self.valid(s, "q", q), EQ(self.sel(s, "q_method", q), M["tools/call"]),
                 IN(self.sel(s, "q_phase", q), OPEN), NOT(EQ(self.sel(s, "q_run", q, -1), -1)), has)
         self.put(t, "q_rs_int", q, rs, EQ(kind, RESP["input-required"]))
@@ -1184,6 +1201,7 @@ class Encoding:
             rstat = ITE(ok, self.project(self.sel(s, "r_status", k)), -1)
             self.put(t, "q_ttl", q, self.ttl_ticks(s, k), ok)
             self.put(t, "q_leak", q, self.leaks(s, k), ok)
+            self.put(t, "q_ikeys", q, self.input_keys(s, k), AND(ok, EQ(rstat, TS["input_required"])))
             if self.flags["get_task_result"] == "result-type-task":   # a detailed task: inputRequests or result
                 self.put(t, "q_flat", q, False, AND(ok, IN(rstat, (TS["input_required"], TS["completed"]))))
         elif method == "tasks/cancel":
@@ -1479,12 +1497,12 @@ REQ_FIELDS = {"q_client": "int", "q_server": "int", "q_tr": "int", "q_method": "
               "q_ans": "int", "q_phase": "int", "q_resp": "int", "q_rstat": "int", "q_run": "int", "q_owns": "int",
               "q_retry": "bool", "q_prev": "int", "q_rvalid": "bool", "q_csent": "bool", "q_closed": "bool",
               "q_rs_int": "int", "q_rs_used": "bool", "q_ttl": "int", "q_flat": "bool", "q_hcan": "bool",
-              "q_says": "bool", "q_feat": "bool", "q_leak": "bool"}
+              "q_says": "bool", "q_feat": "bool", "q_leak": "bool", "q_ikeys": "int"}
 REQ_DEFAULTS = {"q_client": 0, "q_server": 0, "q_tr": 0, "q_method": 0, "q_decl": False, "q_tool": 0,
                 "q_ref_run": -1, "q_ref_form": 0, "q_hdr": True, "q_key": -1, "q_ans": 0, "q_phase": 0,
                 "q_resp": 0, "q_rstat": -1, "q_run": -1, "q_owns": -1, "q_retry": False, "q_prev": -1,
                 "q_rvalid": False, "q_csent": False, "q_closed": False, "q_rs_int": -1, "q_rs_used": False, "q_ttl": -1, "q_flat": True, "q_hcan": False,
-                "q_says": False, "q_feat": True, "q_leak": False}
+                "q_says": False, "q_feat": True, "q_leak": False, "q_ikeys": -1}
 
 # The Args fields each action reads (the others are free in its case).
 ACTION_ARG_FIELDS = {
