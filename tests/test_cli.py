@@ -60,3 +60,13 @@ def test_requirement_copy_matches_the_shared_catalogue(shared_dir):
     text = (shared_dir / "docs/requirements.md").read_text()
     rows = dict(re.findall(r"^\| ([A-Z0-9]+-[A-Z0-9]+) \| ([STLWG]) \|", text, re.M))
     assert rows == {k: v[0] for k, v in REQUIREMENTS.items()}
+
+
+def test_z3_out_of_time_is_undetermined_never_holding(capsys, tmp_path):
+    """A Z3 check whose wall clock runs out reports every id it did not settle undetermined, exits 2,
+    and says which kind of formula each id has."""
+    code, out, _ = run(capsys, "check", "--engine", "z3", "--timeout", "0.01", "--json", "--out", str(tmp_path))
+    assert code == 2
+    rows = json.loads(out)["properties"]
+    assert rows and {r["verdict"] for r in rows} == {"undetermined"}
+    assert {r["kind"] for r in rows} == {"step", "invariant"}

@@ -107,16 +107,20 @@ def print_result(result, con) -> None:
         t.add_row(v.name, ", ".join(v.ids), v.kind, f"[{STYLE.get(v.verdict, 'white')}]{v.verdict}[/]",
                   str(v.premise), "" if v.length is None else str(v.length), (v.message or "")[:160])
     con.print(t)
-    cov = Table(title="coverage: actions fired")
-    cov.add_column("action")
-    cov.add_column("times", justify="right")
-    for name, n in sorted(result.action_counts.items(), key=lambda kv: -kv[1]):
-        cov.add_row(name, str(n))
-    con.print(cov)
+    if result.action_counts:                      # Z3 explores no concrete actions
+        cov = Table(title="coverage: actions fired")
+        cov.add_column("action")
+        cov.add_column("times", justify="right")
+        for name, n in sorted(result.action_counts.items(), key=lambda kv: -kv[1]):
+            cov.add_row(name, str(n))
+        con.print(cov)
     b = result.bounds
     con.print(f"bounds: {', '.join(f'{k}={v}' for k, v in b.items())}")
-    con.print(f"budget: {result.budget_s:g} s, used {result.elapsed_s:.1f} s; seed {result.seed}; "
-              f"{result.examples} examples, {result.steps} steps ({result.steps_per_second:.0f} steps/s)")
+    if result.engine == "z3":
+        con.print(f"budget: {result.budget_s:g} s of Z3 wall clock, used {result.elapsed_s:.1f} s")
+    else:
+        con.print(f"budget: {result.budget_s:g} s, used {result.elapsed_s:.1f} s; seed {result.seed}; "
+                  f"{result.examples} examples, {result.steps} steps ({result.steps_per_second:.0f} steps/s)")
     vac = [v.name for v in result.verdicts if v.verdict in ("vacuous", "unreached")]
     if vac:
         con.print(f"[yellow]undetermined (premise never reached or witness unreached): {', '.join(vac)}[/]")

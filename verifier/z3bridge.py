@@ -8,6 +8,12 @@ from properties.requirements import REQUIREMENTS
 from .explore import CheckResult, PropertyVerdict
 
 
+def formula_kind(rid: str) -> str:
+    """What the Z3 formula of `rid` constrains: one state ("invariant"), one step ("step"), or nothing."""
+    from .z3.properties import PROPS
+    return PROPS[rid].kind if rid in PROPS else "not encoded"
+
+
 def z3_check(variant, depth: int, timeout: float) -> CheckResult:
     from . import z3 as engine
     from .replay import run_trace
@@ -25,7 +31,7 @@ def z3_check(variant, depth: int, timeout: float) -> CheckResult:
         rid = v.ids[0]
         detail = (f"k={v.k}" if v.k is not None else f"depth {v.depth}" if v.depth is not None else "")
         out.append(PropertyVerdict(
-            name=f"z3:{'+'.join(v.ids)}", ids=tuple(v.ids), kind="invariant", clause=REQUIREMENTS.get(rid, ("", ""))[1],
+            name=f"z3:{'+'.join(v.ids)}", ids=tuple(v.ids), kind=formula_kind(rid), clause=REQUIREMENTS.get(rid, ("", ""))[1],
             sentence="Z3 bounded model checking and k-induction over the encoded transition relation",
             verdict=v.verdict, message=f"{detail}; {v.message}".strip("; ") or None, trace=trace))
     return CheckResult(variant=getattr(variant, "name", "baseline") if variant else "baseline", engine="z3",

@@ -15,12 +15,15 @@ step encodes back (`encode_args`).
 
 What is abstracted (docs/z3.md says why it is sound per property):
 - ids are slots: runs, interrupts and requests are numbered in creation order (the executable
-  model's `run1, i1, r1` labels), task references are (run slot, wire form) or a fabricated id;
+  model's `run1, i1, r1` labels), task references are (run slot, wire form: the run's taskId or
+  its %2F form) or a fabricated id; how taskIds are spelled and read is a rule flag (`task_id`,
+  `decode_task_ref`, `lookup_task`);
 - a run's log is its length (`r_log`) plus the few facts the properties read (compensated,
   cancel reason, resolutions per interrupt), not its events;
-- a response is its kind (`RESP`) and, for task results, the task status it carries;
-- `updatedAt`, ttl values, status messages, notifications on listen streams and the message
-  bodies are not represented (no encoded property reads them).
+- a response is its kind (`RESP`), the task status it carries and the few content facts the
+  properties read (ttlMs in ticks, flatness, inputRequests keys, a leaking statusMessage, ...);
+- message bodies otherwise, and notifications on listen streams beyond the last one's staleness,
+  are not represented (docs/z3.md lists what each formula leaves out).
 """
 from __future__ import annotations
 
