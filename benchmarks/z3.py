@@ -113,7 +113,7 @@ def coverage(timeout: float) -> None:
     from verifier.z3.bmc import bmc
     from verifier.z3.coverage import pairs
     ps = pairs()
-    print(f"\nThe gate's refutations of host safety ids ({len(ps)} pairs): BMC up to the gate's shrunk length")
+    print(f"\nThe gate's refutations of safety ids ({len(ps)} pairs): BMC up to the gate's shrunk length")
     print(f"  {'variant':38} {'id':7} {'verdict':11} {'depth':>5} {'gate':>4} {'seconds':>8}")
     done = longer = 0
     start = time.time()

@@ -1,5 +1,5 @@
-"""The gate's refutations that BMC reproduces (issue 5: every variant refuted by Hypothesis on a host
-safety id is refuted by BMC, with a trace no longer than Hypothesis's shrunk one).
+"""The gate's refutations that BMC reproduces (issue 5: every variant refuted by Hypothesis on a safety
+id is refuted by BMC, with a trace no longer than Hypothesis's shrunk one).
 
 The default run checks which (variant, id) pairs are encoded against the record below, so that a
 change of the encoding or of the gate shows here; `--slow` runs BMC on every encoded pair.
@@ -16,8 +16,10 @@ from verifier.z3.coverage import pairs
 from verifier.z3.encoding import Encoding
 from verifier.z3.variants import make_rules, supported_variants
 
-# The variants whose refuted host safety ids the encoding cannot see, with why (docs/z3.md).
-NOT_REPRODUCED: dict[str, str] = {}      # variant -> why BMC cannot refute it; none left
+# The variants whose refuted safety ids the encoding cannot see, with why (docs/z3.md).
+_HARNESS = "a client-harness variant: the harness (HNS ids) is not encoded"
+NOT_REPRODUCED = {name: _HARNESS for name in ("assume-tasks-everywhere", "cancel-ack-means-no-effect",
+                                               "mirror-remote-status", "reissue-after-restart", "wait-before-persist")}
 
 
 def test_encoded_pairs_match_the_record():
@@ -26,7 +28,8 @@ def test_encoded_pairs_match_the_record():
     reproduced = {p.variant for p in ps if p.encoded}
     refuted = {p.variant for p in ps}
     assert refuted - reproduced == set(NOT_REPRODUCED), sorted(refuted - reproduced)
-    # every host safety id has a formula, so a reproduced variant is reproduced on all its ids
+    # every host safety id has a formula: what is not encoded is the harness's
+    assert all(p.id.startswith("HNS-") for p in ps if not p.encoded), [p for p in ps if not p.encoded]
     partial = sorted((p.variant, p.id) for p in ps if p.variant in reproduced and not p.encoded)
     assert not partial, partial
 
@@ -38,7 +41,7 @@ def test_a_planted_unencoded_variant_shows(monkeypatch):
     monkeypatch.delitem(variants.Z3_RULE_TABLE, "short-task-id")
     ps = pairs()
     names = {p.variant for p in ps if not p.encoded and "does not describe" in (p.reason or "")}
-    assert names == {"short-task-id"}
+    assert names == {"short-task-id"}           # the harness variants are described; their ids are not encoded
 
 
 @pytest.mark.slow
