@@ -290,6 +290,14 @@ def test_invariants_are_proved_on_the_baseline(enc):
     assert set(rep.proved) == {i.name for i in I.INVARIANTS}
 
 
+def test_an_invariant_check_out_of_time_is_not_remembered(enc, monkeypatch):
+    """A check cut short by its deadline proves nothing, and a later check is not answered from it."""
+    monkeypatch.setattr(I, "_CACHE", {})
+    rep = I.invariants_proved(enc, time.time())
+    assert not rep.ok and {why for _, why in rep.failures} == {"timeout"}
+    assert I._CACHE == {}
+
+
 def test_a_counterexample_to_induction_reads_as_two_states(enc, monkeypatch):
     """Without the strengthening invariants OWN-1 is not inductive: the report shows the state before,
     the action and the state after, in the model's words."""

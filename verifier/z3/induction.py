@@ -485,10 +485,15 @@ def _key(enc: Encoding):
 
 
 def invariants_proved(enc: Encoding, deadline: float) -> InvariantReport:
+    """check_invariants, remembered per encoding; a report cut short by the deadline or an `unknown`
+    is not remembered, so a later check with more time proves them."""
     key = _key(enc)
-    if key not in _CACHE:
-        _CACHE[key] = check_invariants(enc, deadline)
-    return _CACHE[key]
+    if key in _CACHE:
+        return _CACHE[key]
+    rep = check_invariants(enc, deadline)
+    if all(why != "timeout" and not why.startswith("unknown") for _, why in rep.failures):
+        _CACHE[key] = rep
+    return rep
 
 
 def prove(enc: Encoding, ids: list[str], deadline: float, variant: str = "baseline", kmax: int = 2) -> dict:
