@@ -363,3 +363,21 @@ def short_opaque_task_resolves(world, step):
             return (f"tasks/get {q.id} of {q.subject} resolved {world.label(raw)}{how}, whose opaque segment "
                     f"{opaque!r} has {len(opaque)} characters (< {MIN_OPAQUE})")
     return None
+
+
+# ---- directed test drivers -----------------------------------------------------------------------
+
+def _foreign(action):
+    """mallory (C4, tenant beta) names alice's task on S1 with a declaring request."""
+    return (action, lambda w: dict(client="C4", server="S1", ref=w.rules.task_id(w, next(iter(w.runs.values()))),
+                                   transport="http", declare=True, header_ok=True))
+
+
+# A listen from another tenant is where a cross-tenant leak shows (ISO-2), and random steps rarely
+# open one of the two listens a world allows after a run exists: the story opens it at once.
+STORIES = {
+    "foreign-listener": [
+        ("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow")),   # alice: run1
+        ("listen", dict(client="C4", server="S1", declare=True)),            # mallory asks for every task on S1
+        _foreign("tasks_get"), _foreign("tasks_cancel")],                   # and names alice's task directly
+}

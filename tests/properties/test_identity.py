@@ -318,3 +318,36 @@ def test_kinds_fit_ids():
     assert kinds["ID-G4"] == "gap"
     assert {kinds[i] for i in ("ID-1", "ID-2", "AUTH-1", "ISO-1", "ISO-2")} <= {"invariant", "step"}
     assert all(CATALOGUE[n].premise is not None for n in NAMES)
+
+
+# ---- the directed story ---------------------------------------------------------------------------
+def _play_story(rules=None):
+    """identity.STORIES["foreign-listener"] move by move: (premises reached, messages of failed checks)."""
+    from model.world import World
+    world = World(Params(), rules)
+    premised, failed = set(), {}
+    for action, args in identity.STORIES["foreign-listener"]:
+        args = args(world) if callable(args) else args
+        assert args in world.moves(action), f"{action}({args}) is not enabled"
+        step = world.apply(action, args)
+        for p in CATALOGUE.values():
+            if p.area != MODULE or p.kind in ("liveness", "gap"):
+                continue
+            if p.premise(world, step):
+                premised.update(p.ids)
+            msg = p.check(world, step)
+            if msg:
+                failed.setdefault(p.ids[0], msg)
+    return premised, failed
+
+
+def test_the_foreign_listener_story_holds_on_the_baseline_and_reaches_its_premises():
+    premised, failed = _play_story()
+    assert failed == {}
+    assert {"ISO-1", "ISO-2", "ID-2"} <= premised
+
+
+def test_the_foreign_listener_story_finds_a_listen_that_acks_a_foreign_task():
+    from model.variants import builtins
+    _, failed = _play_story(builtins()["listen-acks-foreign"]())
+    assert "of mallory" in failed["ISO-2"] and "(tenant acme)" in failed["ISO-2"], failed["ISO-2"]
