@@ -1,6 +1,7 @@
 """The Z3 engine's benchmark: k-induction proof times on the baseline, and for every variant the
-encoding supports the BMC depth and time of the shortest counterexample of each safety id it is
-expected to refute, beside Hypothesis's time and shrunk length for the same variant (optional).
+encoding can describe the BMC depth and time of the shortest counterexample of each safety id it is
+expected to refute, beside Hypothesis's time and shrunk length for the same variant (optional); a
+variant or id the encoding cannot see is listed with the reason.
 
     .venv/bin/python benchmarks/z3.py [--depth 6] [--timeout 300] [--only NAME ...] [--hypothesis]
                                       [--full] [--builtins] [--coverage]
@@ -8,7 +9,7 @@ expected to refute, beside Hypothesis's time and shrunk length for the same vari
 --full       also run every variant's whole Z3 check (every id: proved, bounded or refuted)
 --hypothesis also run the exploration of benchmarks/variants.py once per variant (seed 0, 60 s cap)
 --builtins   list every built-in variant with whether the encoding can describe it
---coverage   every (variant, host safety id) the gate's manifest records as refuted: BMC's depth and time
+--coverage   every (variant, safety id) the gate's manifest records as refuted: BMC's depth and time
              beside the shrunk length the gate recorded, or why the encoding cannot reproduce it
 
 Targets (issue 5): every baseline safety id proved for all depths within 60 s in total; every variant
@@ -66,13 +67,41 @@ def _hypothesis(name: str):
         return f"error: {type(e).__name__}: {e}"
 
 
+def _why_not(rid: str) -> str:
+    from properties.requirements import REQUIREMENTS
+    if rid.startswith(("HNS-", "E2E-")):
+        return "the client harness"
+    if REQUIREMENTS.get(rid, ("",))[0] == "L":
+        return "a liveness id (Z3 checks safety)"
+    return "no formula"
+
+
+def every_variant() -> dict:
+    """name -> (class, "built-in" or "reference"): every built-in variant, then the reference
+    implementations of rule-table rows no built-in has."""
+    from model.variants import builtins
+    out = {name: (cls, "built-in") for name, cls in sorted(builtins().items())}
+    for name, (cls, how) in supported_variants().items():
+        out.setdefault(name, (cls, how))
+    return out
+
+
 def variants(only, depth: int, timeout: float, full: bool, hypothesis: bool) -> None:
     print(f"\nVariants: BMC depth (= steps of the shortest counterexample) and time, up to depth {depth}")
     print(f"  {'variant':38} {'impl':9} {'id':7} {'verdict':11} {'depth':>5} {'seconds':>8}  hypothesis")
-    for name, (cls, how) in supported_variants().items():
+    for name, (cls, how) in every_variant().items():
         if only and name not in only:
             continue
-        expected = [r for r, e in getattr(cls, "expect", {}).items() if e == "refuted" and r in PROPS]
+        refutes = [r for r, e in getattr(cls, "expect", {}).items() if e == "refuted"]
+        expected = [r for r in refutes if r in PROPS]
+        for r in refutes:
+            if r not in PROPS:
+                print(f"  {name:38} {how:9} {r:7} {'-':11} {'-':>5} {'-':>8}  not encoded: {_why_not(r)}")
+        try:
+            Encoding(cls.make_params(Z3_PARAMS), make_rules(cls))
+        except UnsupportedVariant as e:
+            print(f"  {name:38} {how:9} {'-':7} the encoding cannot describe it: {e}")
+            continue
         hyp = _hypothesis(name) if hypothesis and how == "built-in" else None
         hyp_text = ""
         if isinstance(hyp, tuple) and hyp[0] is not None:
@@ -80,7 +109,8 @@ def variants(only, depth: int, timeout: float, full: bool, hypothesis: bool) -> 
         elif hyp is not None:
             hyp_text = str(hyp)
         if not expected:
-            print(f"  {name:38} {how:9} {'-':7} (expects no encoded safety id)")
+            if not refutes:
+                print(f"  {name:38} {how:9} {'-':7} (expects no refutation)")
             continue
         verdicts = check(cls, ids=expected, depth=depth, timeout=timeout, induction=False)
         for v in verdicts:
