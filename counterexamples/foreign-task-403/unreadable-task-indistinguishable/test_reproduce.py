@@ -7,11 +7,8 @@ from verifier.reproduce import reproduce
 VARIANT = 'foreign-task-403'
 PROPERTY = 'unreadable-task-indistinguishable'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme%2FGiJSj0FXo5Kct-PhyDVm3I', 'transport': 'stdio', 'declare': True, 'header_ok': True, 'client': 'C4'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
+    ('tasks_get', {'client': 'C4', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True}),
 ]
 
 

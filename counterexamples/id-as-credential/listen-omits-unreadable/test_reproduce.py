@@ -7,8 +7,8 @@ from verifier.reproduce import reproduce
 VARIANT = 'id-as-credential'
 PROPERTY = 'listen-omits-unreadable'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('listen', {'declare': True, 'server': 'S1', 'client': 'C4'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
+    ('listen', {'client': 'C4', 'server': 'S1', 'declare': True}),
 ]
 
 
