@@ -190,30 +190,44 @@ def e2e_lost_result_repeats(world, step):
 
 
 # ---- E2E-3 witness -----------------------------------------------------------------------------
+def _status_at_drop(world, step) -> dict:
+    """request -> the status its run had just before its connection dropped after the response
+    arrived. Kept in `world.facts` as drops happen (the checks run after every step)."""
+    at = world.facts.setdefault("E2E-3", {})
+    for q in world.requests.values():
+        if q.closed and q.id not in at and q.run is not None:
+            at[q.id] = step.pre_status.get(q.run)
+    return at
+
+
 def _gets_after_drop(world, step):
     """tasks/get sent in this step by the client whose tasked call created the run and whose
-    connection then dropped after the CreateTaskResult arrived."""
+    connection then dropped after the CreateTaskResult arrived, while the run was still unfinished
+    (a run already finished survives a drop trivially)."""
+    at = _status_at_drop(world, step)
     out = []
     for q in new_requests(world, step):
         if q.method != "tasks/get" or q.run is None:
             continue
         run = world.runs[q.run]
         first = world.requests.get(run.creating_request) if run.creating_request else None
-        if first is not None and first.client == q.client and first.closed and _kind(first) == "CreateTaskResult":
+        if first is not None and first.client == q.client and first.closed and _kind(first) == "CreateTaskResult" \
+                and at.get(first.id) not in (None, *TERMINAL):
             out.append((q, first, run))
     return out
 
 
 @prop("e2e-task-survives-disconnect", "E2E-3", "witness", "RFC §G.13",
-      "A tasked tools/call answered CreateTaskResult whose connection then drops is later read completed "
-      "by the same caller through tasks/get on a new connection.",
+      "A tasked tools/call answered CreateTaskResult whose connection then drops while its run is unfinished "
+      "is later read completed by the same caller through tasks/get on a new connection.",
       premise=lambda world, step: bool(_gets_after_drop(world, step)))
 def e2e_task_survives_disconnect(world, step):
     for q, first, run in _gets_after_drop(world, step):
         res = (q.response or {}).get("result") or {}
         if res.get("status") == "completed":
             return (f"{q.client}'s tasks/get {q.id} on a new connection reads task of {run.label} completed, "
-                    f"after the connection of {first.id} (answered CreateTaskResult) dropped")
+                    f"after the connection of {first.id} (answered CreateTaskResult) dropped while {run.label} "
+                    f"was {world.facts['E2E-3'][first.id]}")
     return None
 
 

@@ -113,6 +113,16 @@ def test_each_gap_is_exhibited_and_the_witness_reached_by_a_short_story(name, le
         assert value in messages[-1], (value, messages[-1])
 
 
+def test_a_run_finished_before_the_drop_is_no_witness():
+    """E2E-3 shows a task outliving its connection: a run that completed before the drop shows nothing."""
+    world = composed_world()
+    story = e2e.STORIES[SURVIVES]
+    moved = story[:4] + story[5:7] + [story[4], story[7]]           # run_start, run_complete before the drop
+    play(world, moved)
+    assert world.runs[world.requests["r2"].run].status == "completed"
+    assert not any(told(world, SURVIVES))
+
+
 def test_an_answer_received_but_not_persisted_before_a_crash_leaves_an_orphan():
     w = composed_world()
     w.apply("harness_start", dict(client="H1", server="S1", long=False))
