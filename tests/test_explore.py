@@ -52,3 +52,26 @@ def test_shrink_translates_ids_after_removing_steps():
     moves = [(s.action, s.args) for s in w.history]
     small, _ = shrink(make, moves, [s.created for s in w.history], [p], "never-completes")
     assert len(small) == 3 and small[0] == ("call_tool", call)
+
+
+def test_shrink_translates_task_references_after_removing_steps():
+    """A task is named on the wire by its projected runId (or the %2F form): dropping the call that
+    minted an earlier run renames those references too, so the shrunk trace keeps only what matters."""
+    from model import identity
+    make = world_factory(None)
+    w = make()
+    call = dict(client="C1", server="S1", transport="http", declare=True, tool="flow")
+    w.apply("call_tool", call)
+    w.apply("call_tool", call)
+    second = list(w.runs)[1]
+    for ref in (identity.project(second), identity.project(second).replace("~2F", "%2F")):
+        w.apply("tasks_get", dict(client="C1", server="S1", ref=ref, transport="http", declare=True, header_ok=True))
+
+    def two_reads(world, step):
+        n = sum(q.method == "tasks/get" and "result" in (q.response or {}) for q in world.requests.values())
+        return "two task reads" if n == 2 else None
+
+    p = _prop("read-twice", "invariant", two_reads)
+    moves = [(s.action, s.args) for s in w.history]
+    small, _ = shrink(make, moves, [s.created for s in w.history], [p], "read-twice")
+    assert [a for a, _ in small] == ["call_tool", "tasks_get", "tasks_get"], small

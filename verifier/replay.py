@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model.identity import project
 from model.world import ModelError
 from properties.base import find
 
@@ -26,6 +27,17 @@ def _substitute(args: dict, mapping: dict) -> dict:
     return {k: mapping.get(v, v) if isinstance(v, str) else v for k, v in args.items()}
 
 
+def _renamed(old: str, new: str) -> dict:
+    """The renaming of a minted id, with its wire forms: a step names a run by its raw id, a task by
+    the projected runId or its %2F form (identity.md §5)."""
+    out = {old: new}
+    if "/" in old and "/" in new:
+        p_old, p_new = project(old), project(new)
+        out[p_old] = p_new
+        out[p_old.replace("~2F", "%2F")] = p_new.replace("~2F", "%2F")
+    return out
+
+
 def run_trace(make_world, moves, props, target: str | None = None, created=None, liveness=True) -> Outcome:
     """Replay `moves`, checking `props` after each step; stop at the first violation of `target`
     (or of any asserted property when target is None)."""
@@ -42,7 +54,8 @@ def run_trace(make_world, moves, props, target: str | None = None, created=None,
         try:
             step = world.apply(name, args, check=False)
             if created is not None:
-                mapping.update(zip(created[i], step.created))
+                for old, new in zip(created[i], step.created):
+                    mapping.update(_renamed(old, new))
             check_step(world, step, props, asserted, obs)
         except Violation as v:
             if target is None or v.prop.name == target:

@@ -8,10 +8,7 @@ VARIANT = 'id-as-credential'
 PROPERTY = 'task-id-not-a-credential'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme%2FGiJSj0FXo5Kct-PhyDVm3I', 'transport': 'stdio', 'declare': True, 'header_ok': True, 'client': 'C4'}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme%2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'stdio', 'declare': True, 'header_ok': True, 'client': 'C4'}),
 ]
 
 
