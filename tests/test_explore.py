@@ -39,31 +39,33 @@ def test_witness_reached_and_unreached():
     assert r.by_name()["never"].verdict == "unreached"
 
 
-def test_shrink_translates_ids_after_removing_steps():
+CALL = dict(client="C1", server="S1", transport="http", declare=True, tool="flow")
+
+
+def _two_calls():
+    """(world factory, a world after two tasked calls, the second call's run)."""
     make = world_factory(None)
     w = make()
-    call = dict(client="C1", server="S1", transport="http", declare=True, tool="flow")
-    w.apply("call_tool", call)
-    w.apply("call_tool", call)
-    second = list(w.runs)[1]
+    w.apply("call_tool", CALL)
+    w.apply("call_tool", CALL)
+    return make, w, list(w.runs)[1]
+
+
+def test_shrink_translates_ids_after_removing_steps():
+    make, w, second = _two_calls()
     w.apply("run_start", {"run": second})
     w.apply("run_complete", {"run": second})
     p = _prop("never-completes", "invariant", no_completion)
     moves = [(s.action, s.args) for s in w.history]
     small, _ = shrink(make, moves, [s.created for s in w.history], [p], "never-completes")
-    assert len(small) == 3 and small[0] == ("call_tool", call)
+    assert len(small) == 3 and small[0] == ("call_tool", CALL)
 
 
 def test_shrink_translates_task_references_after_removing_steps():
     """A task is named on the wire by its projected runId (or the %2F form): dropping the call that
     minted an earlier run renames those references too, so the shrunk trace keeps only what matters."""
     from model import identity
-    make = world_factory(None)
-    w = make()
-    call = dict(client="C1", server="S1", transport="http", declare=True, tool="flow")
-    w.apply("call_tool", call)
-    w.apply("call_tool", call)
-    second = list(w.runs)[1]
+    make, w, second = _two_calls()
     for ref in (identity.project(second), identity.project(second).replace("~2F", "%2F")):
         w.apply("tasks_get", dict(client="C1", server="S1", ref=ref, transport="http", declare=True, header_ok=True))
 
