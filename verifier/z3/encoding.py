@@ -597,19 +597,20 @@ class Encoding:
                 out = OR(out, AND(EQ(i, j), EQ(subj, x), s[("i_grant", j, x)]))
         return out
 
+    def _reads_taskid_strings(self):
+        """The host finds a task by its exact taskId string (a table), not by decoding a runId."""
+        return self.flags["lookup_task"] == "handle-any-tenant" or self.flags["decode_task_ref"] == "task-id-table"
+
     def names(self, form):
         """The host's reading of a reference to run slot k in wire form `form` (0: the run's taskId,
-        1: its %2F form; a Python int, or a term) finds run k: Rules.decode_task_ref, or for a
-        "handle-any-tenant" lookup the taskId string itself."""
-        if self.flags["lookup_task"] == "handle-any-tenant" or self.flags["decode_task_ref"] == "task-id-table":
-            return EQ(form, 0)                           # only the exact taskId string is in the table
+        1: its %2F form; a Python int, or a term) finds run k."""
+        if self._reads_taskid_strings():
+            return EQ(form, 0)
         return self.flags["task_id"] == "projected"      # unproject reads a projected runId, either form
 
     def names_projected(self):
         """The host's reading of a run's projected runId finds that run (TASK-1's probe)."""
-        if self.flags["lookup_task"] == "handle-any-tenant" or self.flags["decode_task_ref"] == "task-id-table":
-            return self.flags["task_id"] == "projected"
-        return True
+        return self.flags["task_id"] == "projected" if self._reads_taskid_strings() else True
 
     def ids_projected(self):
         """Every taskId the host sends is its run's projected runId (Rules.task_id)."""
