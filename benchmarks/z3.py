@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from verifier.z3 import Z3_PARAMS, check, default_ids  # noqa: E402
 from verifier.z3.encoding import Encoding, UnsupportedVariant  # noqa: E402
 from verifier.z3.induction import INVARIANTS, invariants_proved, prove  # noqa: E402
-from verifier.z3.properties import PROPS  # noqa: E402
+from verifier.z3.properties import PROPS, why_not_encoded  # noqa: E402
 from verifier.z3.variants import make_rules, supported_variants  # noqa: E402
 
 
@@ -67,15 +67,6 @@ def _hypothesis(name: str):
         return f"error: {type(e).__name__}: {e}"
 
 
-def _why_not(rid: str) -> str:
-    from properties.requirements import REQUIREMENTS
-    if rid.startswith(("HNS-", "E2E-")):
-        return "the client harness"
-    if REQUIREMENTS.get(rid, ("",))[0] == "L":
-        return "a liveness id (Z3 checks safety)"
-    return "no formula"
-
-
 def every_variant() -> dict:
     """name -> (class, "built-in" or "reference"): every built-in variant, then the reference
     implementations of rule-table rows no built-in has."""
@@ -96,7 +87,7 @@ def variants(only, depth: int, timeout: float, full: bool, hypothesis: bool) -> 
         expected = [r for r in refutes if r in PROPS]
         for r in refutes:
             if r not in PROPS:
-                print(f"  {name:38} {how:9} {r:7} {'-':11} {'-':>5} {'-':>8}  not encoded: {_why_not(r)}")
+                print(f"  {name:38} {how:9} {r:7} {'-':11} {'-':>5} {'-':>8}  {why_not_encoded(r)}")
         try:
             Encoding(cls.make_params(Z3_PARAMS), make_rules(cls))
         except UnsupportedVariant as e:

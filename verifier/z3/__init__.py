@@ -17,7 +17,7 @@ import time
 
 from .bmc import Z3Verdict, bmc
 from .encoding import Z3_PARAMS, Encoding, UnsupportedVariant
-from .properties import ENCODED_TRACE_IDS, NOT_ENCODED, PROPS, safety_ids
+from .properties import ENCODED_TRACE_IDS, PROPS, safety_ids, why_not_encoded
 
 __all__ = ["check", "Z3Verdict", "Z3_PARAMS", "default_ids", "instance_for"]
 
@@ -73,8 +73,8 @@ def check(rules=None, params=None, depth: int = DEFAULT_DEPTH, timeout: float = 
     out: dict[str, Z3Verdict] = {}
     for rid in wanted:
         if rid not in PROPS:
-            reason = NOT_ENCODED.get(rid, "no Z3 formula for this id (only the host safety ids are encoded)")
-            out[rid] = Z3Verdict((rid,), "undetermined", message=f"not encoded: {reason}", variant=variant)
+            out[rid] = Z3Verdict((rid,), "undetermined", message=f"not encoded: {why_not_encoded(rid)}",
+                                 variant=variant)
     encoded = [r for r in wanted if r in PROPS]
     if encoded:
         try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .encoding import Encoding, UnsupportedVariant
-from .properties import NOT_ENCODED, PROPS
+from .properties import PROPS, why_not_encoded
 from .variants import make_rules
 
 MANIFEST = Path(__file__).resolve().parents[2] / "counterexamples" / "manifest.json"
@@ -30,9 +30,6 @@ class Pair:
     @property
     def encoded(self) -> bool:
         return self.reason is None
-
-
-HARNESS = "the client harness is not encoded (docs/z3.md): Hypothesis alone checks its ids"
 
 
 def safety(rid: str) -> bool:
@@ -62,10 +59,8 @@ def pairs(manifest: Path = MANIFEST) -> list[Pair]:
             for rid in CATALOGUE[name].ids:
                 if not safety(rid):
                     continue
-                if rid.startswith(("HNS-", "E2E-")):
-                    reason = HARNESS
-                elif rid not in PROPS:
-                    reason = f"{rid} is not encoded: {NOT_ENCODED.get(rid, 'a trace id')}"
+                if rid not in PROPS:
+                    reason = f"{rid} is not encoded: {why_not_encoded(rid)}"
                 else:
                     reason = unsupported
                 out.append(Pair(variant, rid, entry.get("lengths", {}).get(name), reason))

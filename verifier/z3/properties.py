@@ -773,6 +773,19 @@ def wire4(enc, s, act, A, t):
 NOT_ENCODED: dict[str, str] = {}     # host safety ids without a formula, with the reason: none left
 
 
+def why_not_encoded(rid: str) -> str:
+    """Why the requirement `rid` has no Z3 formula (the one wording the check, the coverage record and
+    the benchmark give)."""
+    from properties.requirements import REQUIREMENTS
+    if rid in NOT_ENCODED:
+        return NOT_ENCODED[rid]
+    if rid.startswith(("HNS-", "E2E-")):
+        return "the client harness is not encoded (docs/z3.md): Hypothesis alone checks its ids"
+    if REQUIREMENTS.get(rid, ("",))[0] == "L":
+        return "a liveness id (Z3 checks safety)"
+    return "no Z3 formula for this id (only the host safety ids and the step parts of OWN-2, OWN-3, RPL-1)"
+
+
 def safety_ids() -> list[str]:
     """The host S ids of the requirement catalogue, in its order."""
     from properties.requirements import REQUIREMENTS
