@@ -1095,21 +1095,26 @@ class Encoding:
     # clients
     def act_call_tool(self, s, A, t):
         g = AND(self._budget(s), self._client_server(s, A), self._transport_ok(s, A), IN(A.tool, CALL_TOOLS))
+        self.receive_call(t, A)
+        return g
+
+    def receive_call(self, t, A, cond=True):
+        """A tools/call from A.client is sent and received (host._receive_call); returns its slot."""
         subj = self.subject_of(A.client)
         elicit = NOT(EQ(subj, self.carol))
-        q = self.new_request(t, True, A.client, A.server, A.transport, "tools/call", A.declare, q_tool=A.tool)
+        q = self.new_request(t, cond, A.client, A.server, A.transport, "tools/call", A.declare, q_tool=A.tool)
         capable = AND(A.declare, self.serves_tasks(A.server))
         missing = AND(EQ(A.tool, TOOLS.index("task-only")), NOT(capable))
         bad = AND(NOT(missing), EQ(A.tool, TOOLS.index("bad-args")))
-        self.send(t, q, ITE(missing, RESP["missing-capability"], RESP["invalid-args"]), OR(missing, bad))
-        creates = AND(NOT(missing), NOT(bad))
+        self.send(t, q, ITE(missing, RESP["missing-capability"], RESP["invalid-args"]), AND(cond, OR(missing, bad)))
+        creates = AND(cond, NOT(missing), NOT(bad))
         k = t[("n_runs",)]
         durable = bool(self.flags["durable_on_create"])
         self.create_run(t, creates, A.server, subj, ITE(capable, BY.index("tasked-call"), BY.index("blocking-call")),
                         creq=q, elicit=elicit, durable=durable)
         self.put(t, "q_run", q, k, creates)
         self.put(t, "q_owns", q, k, creates)            # Rules.owns_on_receipt: a creating tools/call
-        return g
+        return q
 
     def act_call_tool_bad_args(self, s, A, t):
         sent = OR(*[AND(LT(q, s[("n_reqs",)]), EQ(s[("q_method", q)], M["tools/call"]),
@@ -1130,20 +1135,26 @@ class Encoding:
         i = self.sel(s, "q_rs_int", p, -1)
         # the retry answers every inputRequests key: none when the requestState's interrupt is no input request
         keyed = NOT(EQ(self.sel(s, "i_kind", i), KINDS.index("external-event")))
-        q = self.new_request(t, True, A.client, server, transport, "tools/call", A.declare,
-                             q_tool=self.sel(s, "q_tool", p), q_retry=True, q_prev=p, q_ans=ITE(keyed, A.resp, 0))
-        subj = self.subject_of(A.client)
-        valid = AND(NOT(EQ(i, -1)), NOT(self.sel(s, "q_rs_used", p, True)),
+        self.receive_retry(s, t, A.client, p, transport, A.declare, A.resp, keyed)
+        return g
+
+    def receive_retry(self, s, t, client, p, transport, declare, resp, keyed, cond=True):
+        """An MRTR retry of the call answered by p, answering its requestState's interrupt with `resp`
+        when `keyed` (its inputRequests carry that interrupt), is sent and received (host._receive_retry)."""
+        i = self.sel(s, "q_rs_int", p, -1)
+        q = self.new_request(t, cond, client, self.sel(s, "q_server", p), transport, "tools/call", declare,
+                             q_tool=self.sel(s, "q_tool", p), q_retry=True, q_prev=p, q_ans=ITE(keyed, resp, 0))
+        subj = self.subject_of(client)
+        valid = AND(cond, NOT(EQ(i, -1)), NOT(self.sel(s, "q_rs_used", p, True)),
                     EQ(self.subject_of(self.sel(s, "q_client", p)), subj), self.sel(s, "i_open", i, False))
-        self.send(t, q, RESP["invalid-request-state"], NOT(valid))
+        self.send(t, q, RESP["invalid-request-state"], AND(cond, NOT(valid)))
         self.put(t, "q_rs_used", p, True, valid)
         self.put(t, "q_rvalid", q, True, valid)
         k = self.sel(s, "q_run", p, -1)
         self.put(t, "q_run", q, k, valid)
         self.put(t, "q_owns", q, k, valid)             # Rules.owns_on_receipt: a valid retry
-        answered = AND(valid, NOT(EQ(self.sel(s, "i_kind", i), KINDS.index("external-event"))))
-        self.resolve(t, i, subj, A.resp, "mrtr", answered)
-        return g
+        self.resolve(t, i, subj, resp, "mrtr", AND(valid, keyed))
+        return q
 
     def fabricated_used(self, s, form):
         """A request already sent the fabricated task reference `form` (model.clients.task_refs)."""
@@ -1169,13 +1180,17 @@ class Encoding:
         flags = OR(AND(EQ(A.transport, 0), OR(A.declare, A.header)), AND(EQ(A.transport, 1), A.declare, A.header))
         g = AND(self._budget(s), self._ref_guard(s, A), LE(0, A.client), LT(A.client, self.sizes.clients),
                 self._transport_ok(s, A), flags)
-        extra = {}
         if method == "tasks/update":
             key_ok = OR(EQ(A.key, -1), AND(self.valid(s, "i", A.key), LE(0, A.ref_run),
                                            EQ(self.sel(s, "i_run", A.key, -1), A.ref_run)))
             g = AND(g, key_ok, LE(0, A.resp), LT(A.resp, 3))
-            extra = {"q_key": A.key, "q_ans": A.resp}
-        q = self.new_request(t, True, A.client, A.server, A.transport, method, A.declare, q_ref_run=A.ref_run,
+        self.receive_task(s, t, A, method)
+        return g
+
+    def receive_task(self, s, t, A, method, cond=True):
+        """A tasks/get, tasks/update or tasks/cancel from A.client is sent and answered (host.receive)."""
+        extra = {"q_key": A.key, "q_ans": A.resp} if method == "tasks/update" else {}
+        q = self.new_request(t, cond, A.client, A.server, A.transport, method, A.declare, q_ref_run=A.ref_run,
                              q_ref_form=A.ref_form, q_hdr=ITE(EQ(A.transport, 0), A.header, True), **extra)
         subj = self.subject_of(A.client)
         capable = AND(A.declare, self.serves_tasks(A.server))
@@ -1184,10 +1199,7 @@ class Encoding:
         header = OR(EQ(A.transport, 1), A.header, self.flags["header_ok"] == "unchecked")
         k = A.ref_run
         readable = self.lookup(s, subj, k, self.names(A.ref_form))
-        c1 = NOT(capable)
-        c2 = AND(capable, NOT(header))
-        c3 = AND(capable, header, NOT(readable))
-        ok = AND(capable, header, readable)
+        ok = AND(cond, capable, header, readable)
         not_found = RESP["not-found"]
         nf_mode = self.flags["not_found"]
         if nf_mode == "foreign-403":
@@ -1195,7 +1207,7 @@ class Encoding:
                             not_found)
         elif nf_mode == "purged-expired":
             not_found = ITE(AND(LE(0, k), self.sel(s, "r_purged", k, False)), RESP["invalid-params-other"], not_found)
-        early = ITE(c1, RESP["missing-capability"], ITE(c2, RESP["header-mismatch"], not_found))
+        early = ITE(NOT(capable), RESP["missing-capability"], ITE(NOT(header), RESP["header-mismatch"], not_found))
         self.put(t, "q_run", q, k, ok)
         rstat = -1
         if method == "tasks/get":
@@ -1228,8 +1240,8 @@ class Encoding:
             resp = ITE(OR(err, err2), not_found, RESP["ack"])
             if self.flags["update_response"] == "conflict-error":
                 resp = ITE(err, not_found, ITE(AND(authorized, NOT(resolved)), RESP["internal-error"], resp))
-        self.send(t, q, ITE(ok, resp, early), True, rstat)
-        return g
+        self.send(t, q, ITE(ok, resp, early), cond, rstat)
+        return q
 
     def act_tasks_get(self, s, A, t):
         return self._task_request(s, A, t, "tasks/get")
@@ -1280,10 +1292,15 @@ class Encoding:
         asked = OR(*[AND(LT(q, s[("n_reqs",)]), EQ(s[("q_method", q)], M["server/discover"]), EQ(s[("q_server", q)], A.server))
                      for q in range(self.sizes.requests)])
         g = AND(self._budget(s), EQ(A.client, 0), LE(0, A.server), LT(A.server, self.sizes.servers), NOT(asked))
-        q = self.new_request(t, True, A.client, A.server, 0, "server/discover", False,
-                             q_says=self.serves_tasks(A.server), q_feat=self.flags["openwop_features"] == "baseline")
-        self.send(t, q, RESP["discover"])
+        self.receive_discover(t, A.client, A.server)
         return g
+
+    def receive_discover(self, t, client, server, cond=True):
+        """A server/discover is sent and answered (host.receive)."""
+        q = self.new_request(t, cond, client, server, 0, "server/discover", False,
+                             q_says=self.serves_tasks(server), q_feat=self.flags["openwop_features"] == "baseline")
+        self.send(t, q, RESP["discover"], cond)
+        return q
 
     def act_stdio_cancel(self, s, A, t):
         q = A.req
@@ -1311,15 +1328,25 @@ class Encoding:
     # network
     def act_disconnect(self, s, A, t):
         q = A.req
+        g = AND(self.valid(s, "q", q), EQ(self.sel(s, "q_tr", q), 0), self.droppable(s, q))
+        self.drop(t, q)
+        return g
+
+    def droppable(self, s, q):
+        """network.disconnect applies: an unanswered request, or a delivered call that is still open."""
         ph = self.sel(s, "q_phase", q)
-        g = AND(self.valid(s, "q", q), EQ(self.sel(s, "q_tr", q), 0),
-                OR(IN(ph, (PH["received"], PH["streaming"], PH["sent"])),
-                   AND(EQ(ph, PH["delivered"]), NOT(self.sel(s, "q_closed", q, True)),
-                       NOT(EQ(self.sel(s, "q_run", q, -1), -1)))))
-        delivered = EQ(ph, PH["delivered"])
-        sent = EQ(ph, PH["sent"])
-        listen = AND(IN(ph, OPEN), EQ(self.sel(s, "q_method", q), M["subscriptions/listen"]))
-        other = AND(IN(ph, OPEN), NOT(EQ(self.sel(s, "q_method", q), M["subscriptions/listen"])))
+        return OR(IN(ph, (PH["received"], PH["streaming"], PH["sent"])),
+                  AND(EQ(ph, PH["delivered"]), NOT(self.sel(s, "q_closed", q, True)),
+                      NOT(EQ(self.sel(s, "q_run", q, -1), -1))))
+
+    def drop(self, t, q, cond=True):
+        """network.disconnect of q's connection, read in the state t it applies to."""
+        s = dict(t)
+        ph = self.sel(s, "q_phase", q)
+        delivered = AND(cond, EQ(ph, PH["delivered"]))
+        sent = AND(cond, EQ(ph, PH["sent"]))
+        listen = AND(cond, IN(ph, OPEN), EQ(self.sel(s, "q_method", q), M["subscriptions/listen"]))
+        other = AND(cond, IN(ph, OPEN), NOT(EQ(self.sel(s, "q_method", q), M["subscriptions/listen"])))
         # delivered: the client has the response; §G.13 (or the variant's rule)
         self.put(t, "q_closed", q, True, delivered)
         k = self.sel(s, "q_run", q, -1)
@@ -1343,14 +1370,16 @@ class Encoding:
         self.put(t, "q_phase", q, PH["cancelled"], listen)
         # an open request is cancelled
         self.cancel_request(t, q, "http-disconnect", other)
-        return g
 
     def act_deliver(self, s, A, t):
         q = A.req
         g = AND(self.valid(s, "q", q), EQ(self.sel(s, "q_phase", q), PH["sent"]))
-        self.put(t, "q_phase", q, PH["delivered"])
-        self.release(t, q, "delivered")
+        self.deliver(t, q)
         return g
+
+    def deliver(self, t, q, cond=True):
+        self.put(t, "q_phase", q, PH["delivered"], cond)
+        self.release(t, q, "delivered", cond)
 
     def act_end_listen(self, s, A, t):
         q = A.req
