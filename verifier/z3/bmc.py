@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import z3
 
-from model.world import World
 
 from .concrete import AbstractionError, abstract, decode_args, diff
 from .encoding import Args, Encoding, sym_case, sym_int, value_of
@@ -118,9 +117,9 @@ def catalogue_props():
 
 
 def replay(enc: Encoding, decoded: list, zstates: list | None = None, props=None) -> Replay:
-    """Replay decoded Z3 steps in World(enc.params, enc.rules) and run the catalogue after each step."""
+    """Replay decoded Z3 steps in `enc.world()` and run the catalogue after each step."""
     props = catalogue_props() if props is None else props
-    world = World(enc.params, enc.rules)
+    world = enc.world()
     done: list = []
     found: dict = {}
     for i, (name, vals) in enumerate(decoded):

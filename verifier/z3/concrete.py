@@ -237,6 +237,7 @@ def abstract(world, enc: Encoding) -> dict:
         for x, name in enumerate(subjects):
             s[("i_grant", j, x)] = i.approvers is not None and name in i.approvers and name not in recorded
     states = {rs.request: rs for rs in world.request_states.values()}
+    clients = enc.client_names()
     for j, qid in enumerate(reqs):
         q = world.requests[qid]
         method = E.M[q.method]
@@ -254,7 +255,7 @@ def abstract(world, enc: Encoding) -> dict:
         resp, rstat = _resp(q)
         rs = states.get(qid)
         s.update({
-            ("q_client", j): P.clients.index(q.client), ("q_server", j): servers.index(q.server),
+            ("q_client", j): clients.index(q.client), ("q_server", j): servers.index(q.server),
             ("q_tr", j): 0 if q.transport == "http" else 1, ("q_method", j): method, ("q_decl", j): q.declares_tasks,
             ("q_tool", j): E.TOOLS.index(params["name"]) if q.method == "tools/call" else 0,
             ("q_ref_run", j): ref_run, ("q_ref_form", j): ref_form,
@@ -273,6 +274,9 @@ def abstract(world, enc: Encoding) -> dict:
         for k, rid in enumerate(runs):
             s[("q_acked", j, k)] = rid in q.acked
             s[("q_stale", j, k)] = _stale(world, q, rid)
+    if enc.sizes.hclients:
+        from .harness_concrete import abstract_harness
+        abstract_harness(world, enc, s, runs, reqs, ints)
     return s
 
 
@@ -280,6 +284,9 @@ def abstract(world, enc: Encoding) -> dict:
 
 def encode_args(world, action: str, args: dict) -> Args:
     """The encoding's argument choices for a concrete move, read in the state before the step."""
+    if action.startswith("harness_"):
+        from .harness_concrete import encode_harness_args
+        return encode_harness_args(world, action, args)
     P = world.params
     runs, ints = list(world.runs), list(world.interrupts)
     subjects = [x.name for x in P.subjects]
@@ -349,6 +356,9 @@ ARG_NAMES = {
 def decode_args(world, action: str, A: dict) -> dict:
     """The concrete args of a move from the encoding's argument values (plain ints and bools),
     read in the concrete state before the step."""
+    if action.startswith("harness_"):
+        from .harness_concrete import decode_harness_args
+        return decode_harness_args(world, action, A)
     P = world.params
     runs, ints, reqs = list(world.runs), list(world.interrupts), list(world.requests)
     servers = [x for x, _ in P.servers]

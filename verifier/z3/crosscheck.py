@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 import z3
 
-from model.world import World
 
 from .concrete import ARG_NAMES, abstract, decode_args, diff, encode_args
 from .encoding import ACTION_ARG_FIELDS, Args, Encoding, executable_actions, sym_case, sym_int
@@ -47,9 +46,9 @@ class WalkResult:
 
 
 def random_walk(enc: Encoding, seed: int, length: int = 30, weighted: bool = True) -> WalkResult:
-    """A seeded random walk of World(enc.params, enc.rules); every step checked against the encoding."""
+    """A seeded random walk of the world the encoding describes (`enc.world()`); every step checked against the encoding."""
     rng = random.Random(seed)
-    world = World(enc.params, enc.rules)
+    world = enc.world()
     table = executable_actions()
     names = [a for a in enc.actions if a in table]
     out = WalkResult(seed)
@@ -182,6 +181,7 @@ def arg_domain(enc: Encoding, field_name: str) -> list:
         "intr": list(range(Z.interrupts)), "kind": [0, 1, 2], "form": [False, True], "resp": [0, 1, 2],
         "ref_run": list(range(-1, Z.runs)), "ref_form": [0, 1], "header": [False, True],
         "key": list(range(-1, Z.interrupts)), "subject": list(range(Z.subjects)), "method": [0, 1],
+        "op": list(range(-1, Z.hops + 1)), "long": [False, True],
     }[field_name]
 
 
@@ -225,7 +225,7 @@ def formulas_agree(enc: Encoding, seed: int, length: int = 25, props=None) -> st
     from .properties import PROPS
     props = catalogue_props() if props is None else props
     rng = random.Random(seed)
-    world = World(enc.params, enc.rules)
+    world = enc.world()
     names = list(enc.actions)
     failed: dict[str, int] = {}
     for n in range(length):

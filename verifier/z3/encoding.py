@@ -165,6 +165,10 @@ def ADD(a, b):
     return a + b
 
 
+def BITAND(a, b):
+    return a & b
+
+
 # ---- enumerations -----------------------------------------------------------------------------------
 
 ST = {s: i for i, s in enumerate(RUN_STATUSES)}
@@ -380,8 +384,8 @@ def rule_flags(rules) -> dict:
 # ---- arguments ----------------------------------------------------------------------------------------
 
 ARG_FIELDS = ("client", "server", "transport", "declare", "tool", "req", "run", "intr", "kind", "form",
-              "resp", "ref_run", "ref_form", "header", "key", "subject", "method")
-BOOL_ARGS = ("declare", "form", "header")
+              "resp", "ref_run", "ref_form", "header", "key", "subject", "method", "op", "long")
+BOOL_ARGS = ("declare", "form", "header", "long")
 
 
 @dataclass
@@ -403,6 +407,8 @@ class Args:
     key: object = -1
     subject: object = 0
     method: object = 0
+    op: object = 0            # a harness operation (and its local run)
+    long: object = False      # harness_start: the work needs a durable handle
 
     @classmethod
     def symbolic(cls, tag: str) -> "Args":
@@ -420,6 +426,8 @@ class Sizes:
     clients: int
     servers: int
     subjects: int
+    hclients: int = 0       # harness clients (a composed encoding: verifier.z3.harness)
+    hops: int = 0           # harness operations, one per local run
 
 
 class Encoding:
@@ -434,12 +442,10 @@ class Encoding:
             if getattr(self.params, p) not in allowed:
                 raise UnsupportedVariant(f"parameter {p}={getattr(self.params, p)!r} is not encoded")
         P = self.params
-        self.sizes = Sizes(runs=P.max_runs + P.max_requests, interrupts=P.max_runs,
-                           requests=P.max_requests + RETRY_RESERVE,
-                           clients=len(P.clients), servers=len(P.servers), subjects=len(P.subjects))
+        self.sizes = self.instance_sizes(P)
         if (1 << self.sizes.interrupts) > FOREIGN_KEY:
             raise UnsupportedVariant(f"{self.sizes.interrupts} interrupt slots do not fit an inputRequests bitmask")
-        self.subj_of_client = [P.subjects.index(P.client_subject(c)) for c in P.clients]
+        self.subj_of_client = [P.subjects.index(P.client_subject(c)) for c in self.client_names()]
         names = [s.name for s in P.subjects]
         tenants = list(dict.fromkeys([s.tenant for s in P.subjects] + list(P.tenants)))
         self.tenant_of = [tenants.index(s.tenant) for s in P.subjects]
@@ -463,12 +469,33 @@ class Encoding:
         self.lifecycle_extra = tuple(getattr(self.rules, "lifecycle_extra", ()) or ())
         self.releases = frozenset(self.flags["releases_ownership"])
         table = executable_actions()
-        self.actions = tuple(ENCODED_ACTIONS)
-        missing = [a for a, act in table.items() if act.actor != "harness" and a not in self.actions]
+        self.actions = self.encoded_actions()
+        missing = [a for a, act in table.items() if (act.actor != "harness" or self.sizes.hclients)
+                   and a not in self.actions]
         if missing:
             raise UnsupportedVariant(f"actions {missing} of the executable model have no Z3 case")
         self.index = {a: i for i, a in enumerate(self.actions)}
         self._instances = None
+
+    def instance_sizes(self, P) -> Sizes:
+        return Sizes(runs=P.max_runs + P.max_requests, interrupts=P.max_runs, requests=P.max_requests + RETRY_RESERVE,
+                     clients=len(P.clients), servers=len(P.servers), subjects=len(P.subjects))
+
+    def client_names(self) -> list:
+        """The request clients by index: the plain clients, then (composed) the harness clients."""
+        return list(self.params.clients)
+
+    def encoded_actions(self) -> tuple:
+        return tuple(ENCODED_ACTIONS)
+
+    def harness_fields(self) -> dict:
+        """{key: (sort, initial value)} of the harness's state (none without a harness)."""
+        return {}
+
+    def world(self):
+        """A fresh executable World this encoding describes."""
+        from model.world import World
+        return World(self.params, self.rules)
 
     # ---- fields -------------------------------------------------------------------------------
     def field_types(self) -> dict:
@@ -492,6 +519,7 @@ class Encoding:
             for k in range(Z.runs):
                 out[("q_acked", q, k)] = "bool"
                 out[("q_stale", q, k)] = "bool"
+        out.update({key: sort for key, (sort, _) in self.harness_fields().items()})
         return out
 
     def initial(self) -> dict:
@@ -515,6 +543,7 @@ class Encoding:
             for k in range(Z.runs):
                 s[("q_acked", q, k)] = False
                 s[("q_stale", q, k)] = False
+        s.update({key: v for key, (_, v) in self.harness_fields().items()})
         return s
 
     def symbolic_state(self, tag: str) -> dict:
@@ -523,6 +552,8 @@ class Encoding:
     # ---- selection and update by (possibly symbolic) slot ---------------------------------------
     def n(self, f: str) -> int:
         Z = self.sizes
+        if f[0] == "h":
+            return {"hq": Z.requests, "ho": Z.hops, "hd": Z.hops}[f[:2]]
         return {"r": Z.runs, "i": Z.interrupts, "q": Z.requests}[f[0]]
 
     def sel(self, s, f, idx, default=0):
@@ -834,6 +865,11 @@ class Encoding:
         self.on_request_cancelled(t, q, cause, c)
         self.release(t, q, "cancelled", c)
 
+    def tool_ok(self, status):
+        """Rules.tool_result of a finished run with this status has isError false."""
+        ok = (ST["completed"], ST["cancelled"]) if self.flags["blocking_cancel_result"] == "no-error" else (ST["completed"],)
+        return IN(status, ok)
+
     def first_open_interrupt(self, s, k):
         """(exists, slot) of the run's first open interrupt, in creation order."""
         v, found = -1, False
@@ -864,9 +900,7 @@ class Encoding:
         else:
             tasked = AND(self.sel(s, "q_decl", q, False), serves)
         terminal = IN(status, TERMINAL)
-        ok_statuses = (ST["completed"], ST["cancelled"]) if self.flags["blocking_cancel_result"] == "no-error" \
-            else (ST["completed"],)
-        tool = ITE(IN(status, ok_statuses), RESP["call-ok"], RESP["call-error"])
+        tool = ITE(self.tool_ok(status), RESP["call-ok"], RESP["call-error"])
         found, i0 = self.first_open_interrupt(s, k)
         form = self.sel(s, "i_form", i0, False)
         if self.params.p_elicit == "each-get":
@@ -1555,6 +1589,12 @@ ACTION_ARG_FIELDS = {
     "rest_create": (), "rest_cancel": ("subject", "run"),
     "rest_resolve": ("subject", "intr", "resp"), "operator_pause": ("run",), "operator_resume": ("run",),
     "fork": ("run",),
+    # the client harness (a composed encoding: verifier.z3.harness); its client is a harness client's index
+    "harness_discover": ("client", "server"), "harness_start": ("client", "server", "long"),
+    "harness_receive": ("req",), "harness_persist": ("client", "op"), "harness_crash": ("client",),
+    "harness_restart": ("client",), "harness_reissue": ("client", "op"), "harness_poll": ("client", "op"),
+    "harness_update": ("client", "op"), "harness_mrtr": ("client", "op"), "harness_cancel": ("client", "op"),
+    "harness_send_cancel": ("client", "op"),
 }
 SLOT_DOMAINS = {
     "req": lambda Z: list(range(Z.requests)), "run": lambda Z: list(range(Z.runs)),

@@ -14,6 +14,15 @@ from model.amend import Amendment
 from model.lifecycle import TERMINAL
 from model.rules import MCP_REQUEST_CANCELLED
 
+# variant name -> the flags of its HarnessRules overrides (verifier.z3.harness.HARNESS_BASELINE_FLAGS).
+HARNESS_RULE_TABLE: dict[str, dict] = {
+    "assume-tasks-everywhere": {"tasks_offered": "always"},
+    "wait-before-persist": {"persists_binding_before_waiting": False},
+    "reissue-after-restart": {"resumes_by_polling": False},
+    "cancel-ack-means-no-effect": {"outcome_of_cancel_ack": "remote_cancelled"},
+    "mirror-remote-status": {"record_remote_status": "mirror"},
+}
+
 # variant name -> z3_flags, for built-in variants that do not declare their own.
 Z3_RULE_TABLE: dict[str, dict] = {
     "detach-on-disconnect": {"on_request_cancelled": "nothing"},
