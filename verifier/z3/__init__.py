@@ -17,25 +17,27 @@ import time
 
 from .bmc import Z3Verdict, bmc
 from .encoding import Z3_PARAMS, Encoding, UnsupportedVariant
+from .harness import HARNESS_PARAMS, ComposedEncoding
 from .properties import ENCODED_TRACE_IDS, PROPS, safety_ids, why_not_encoded
 
-__all__ = ["check", "Z3Verdict", "Z3_PARAMS", "default_ids", "instance_for"]
+__all__ = ["check", "Z3Verdict", "Z3_PARAMS", "HARNESS_PARAMS", "default_ids", "instance_for", "encoding_for"]
 
 DEFAULT_DEPTH = 6
 DEFAULT_TIMEOUT = 120.0
 
 
 def default_ids() -> list[str]:
-    """The host safety ids, plus the trace ids whose step part is encoded (OWN-2, OWN-3, RPL-1)."""
+    """The safety ids, plus the trace ids whose step part is encoded (OWN-2, OWN-3, RPL-1, HNS-3, HNS-4)."""
     ids = safety_ids()
     return ids + [r for r in ENCODED_TRACE_IDS if r not in ids]
 
 
-def instance_for(rules=None, params=None):
-    """(params, rules) of the Z3 instance: the stated size (Z3_PARAMS) with the variant's own
-    parameter changes, and its rules with their z3_flags (or the rule-flag table's row)."""
+def instance_for(rules=None, params=None, composed: bool = False):
+    """(params, rules) of the Z3 instance: the stated size (Z3_PARAMS, or HARNESS_PARAMS for the
+    composed encoding of the harness's ids) with the variant's own parameter changes, and its rules
+    with their z3_flags (or the rule-flag table's row)."""
     from .variants import make_rules
-    base = params if params is not None else Z3_PARAMS
+    base = params if params is not None else (HARNESS_PARAMS if composed else Z3_PARAMS)
     if rules is None:
         return base, None
     if isinstance(rules, type):
@@ -47,23 +49,31 @@ def instance_for(rules=None, params=None):
             from .variants import flags_for
             rules.z3_flags = flags_for(rules)
     if params is None and hasattr(cls, "make_params"):
-        base = cls.make_params(Z3_PARAMS)
+        base = cls.make_params(base)
     return base, rules
+
+
+def encoding_for(rules=None, params=None, composed: bool = False) -> Encoding:
+    """The encoding that judges a variant's host ids (composed=False) or its harness's (True)."""
+    p, r = instance_for(rules, params, composed)
+    return ComposedEncoding(p, r) if composed else Encoding(p, r)
 
 
 def check(rules=None, params=None, depth: int = DEFAULT_DEPTH, timeout: float = DEFAULT_TIMEOUT,
           ids=None, induction: bool = True, progress=None) -> list[Z3Verdict]:
-    """Z3 verdicts for `ids` (default: every host safety id and OWN-2, OWN-3) on `rules`.
+    """Z3 verdicts for `ids` (default: every safety id, and the trace ids whose step part is encoded)
+    on `rules`. The host's ids are judged on `Encoding`, the harness's (HNS) on `ComposedEncoding`.
 
     rules:   None for the baseline, a Rules/Amendment instance or class (its `z3_flags`, or the row
-             of `verifier.z3.variants.Z3_RULE_TABLE` for its name, describes its rule changes).
-    params:  the instance; default `Z3_PARAMS` with the variant's own parameter changes.
+             of `verifier.z3.variants.Z3_RULE_TABLE` for its name, describes its rule changes; a client
+             variant's `harness_rules` are described by `HARNESS_RULE_TABLE`).
+    params:  the instance; default `Z3_PARAMS` (HNS ids: `HARNESS_PARAMS`) with the variant's own
+             parameter changes.
     depth:   BMC searches counterexamples of 1..depth steps.
     timeout: wall-clock seconds for the whole check (k-induction, then BMC for what it did not prove).
     induction: try k-induction first (only `proved` means for all depths); BMC then searches
              counterexamples for the ids it did not prove.
     """
-    from .induction import prove
     start = time.time()
     deadline = start + timeout
     wanted = list(ids) if ids is not None else default_ids()
@@ -75,15 +85,24 @@ def check(rules=None, params=None, depth: int = DEFAULT_DEPTH, timeout: float = 
         if rid not in PROPS:
             out[rid] = Z3Verdict((rid,), "undetermined", message=f"not encoded: {why_not_encoded(rid)}",
                                  variant=variant)
-    encoded = [r for r in wanted if r in PROPS]
-    if encoded:
+    for composed in (False, True):
+        encoded = [r for r in wanted if r in PROPS and PROPS[r].composed == composed]
+        if not encoded:
+            continue
         try:
-            p, r = instance_for(rules, params)
-            enc = Encoding(p, r)
+            enc = encoding_for(rules, params, composed)
         except UnsupportedVariant as e:
             for rid in encoded:
                 out[rid] = Z3Verdict((rid,), "undetermined", message=f"variant not encoded: {e}", variant=variant)
-            encoded = []
+            continue
+        out.update(_judge(enc, encoded, deadline, variant, induction, depth, progress))
+    return [out[rid] for rid in wanted]
+
+
+def _judge(enc, encoded, deadline, variant, induction, depth, progress) -> dict:
+    """k-induction, then BMC for what it did not prove, on one encoding."""
+    from .induction import prove
+    out: dict[str, Z3Verdict] = {}
     if encoded:
         todo = list(encoded)
         notes: dict[str, str] = {}
@@ -101,4 +120,4 @@ def check(rules=None, params=None, depth: int = DEFAULT_DEPTH, timeout: float = 
                 if rid in notes and v.verdict in ("proved-bounded", "undetermined"):
                     v.message = f"{v.message}; {notes[rid]}"
                 out[rid] = v
-    return [out[rid] for rid in wanted]
+    return out

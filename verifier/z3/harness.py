@@ -1,6 +1,6 @@
 """The client harness in the Z3 encoding: the twelve actions of `model.harness`, over the composed world.
 
-A composed encoding (`Encoding(params, rules, harness=True)`, or a variant with `harness_rules`) adds the
+A composed encoding (`ComposedEncoding(params, rules)`, for the baseline harness or a variant with `harness_rules`) adds the
 harness clients of `Params.harness_clients` to the host's state and relation. Its state, per harness
 client: whether a process is alive, its epoch, the Tasks support it observed per server (-1 not asked,
 0, 1) and the server/discover calls in flight; per operation (one per local run: a harness run has one

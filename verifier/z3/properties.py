@@ -36,16 +36,23 @@ class ZProp:
     kind: str              # "invariant" (reads t) or "step" (reads s, act, A, t)
     formula: Callable
     covers: str            # what of the catalogue's property the formula states
+    composed: bool = False  # read the client harness: judged on a composed encoding (verifier.z3.harness)
 
 
 PROPS: dict[str, ZProp] = {}
 
 
-def zprop(rid: str, kind: str, covers: str):
+def zprop(rid: str, kind: str, covers: str, composed: bool = False):
     def register(f):
-        PROPS[rid] = ZProp(rid, kind, f, covers)
+        PROPS[rid] = ZProp(rid, kind, f, covers, composed)
         return f
     return register
+
+
+def props_for(enc) -> dict[str, ZProp]:
+    """The formulas an encoding judges: the harness's on a composed one, the host's otherwise."""
+    composed = bool(enc.sizes.hclients)
+    return {rid: zp for rid, zp in PROPS.items() if zp.composed == composed}
 
 
 # ---- helpers over encoded states ------------------------------------------------------------------------
@@ -779,18 +786,20 @@ def why_not_encoded(rid: str) -> str:
     from properties.requirements import REQUIREMENTS
     if rid in NOT_ENCODED:
         return NOT_ENCODED[rid]
-    if rid.startswith(("HNS-", "E2E-")):
-        return "the client harness is not encoded (docs/z3.md): Hypothesis alone checks its ids"
+    if rid.startswith("E2E-"):
+        return "an end-to-end id of host and harness together (its gaps are liveness or known gaps): Hypothesis judges it"
     if REQUIREMENTS.get(rid, ("",))[0] == "L":
         return "a liveness id (Z3 checks safety)"
     return "no Z3 formula for this id (only the host safety ids and the step parts of OWN-2, OWN-3, RPL-1)"
 
 
 def safety_ids() -> list[str]:
-    """The host S ids of the requirement catalogue, in its order."""
+    """The S ids of the requirement catalogue (the host's and the harness's), in its order."""
     from properties.requirements import REQUIREMENTS
-    return [r for r, (kind, _) in REQUIREMENTS.items() if kind == "S" and not r.startswith(("HNS-", "E2E-"))]
+    return [r for r, (kind, _) in REQUIREMENTS.items() if kind == "S" and not r.startswith("E2E-")]
 
 
 # Trace ids whose step-local part is encoded.
-ENCODED_TRACE_IDS = ("OWN-2", "OWN-3", "RPL-1")
+ENCODED_TRACE_IDS = ("OWN-2", "OWN-3", "RPL-1", "HNS-3", "HNS-4")
+
+from . import harness_properties  # noqa: E402,F401  (registers HNS-1..HNS-5)
