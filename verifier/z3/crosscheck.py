@@ -222,8 +222,9 @@ def formulas_agree(enc: Encoding, seed: int, length: int = 25, props=None) -> st
     does); at the first step where a Z3 formula is violated, the catalogue must have failed the
     same requirement id by then. None when they agree, else what differs."""
     from .bmc import catalogue_props
-    from .properties import PROPS
+    from .properties import props_for
     props = catalogue_props() if props is None else props
+    formulas = props_for(enc)
     rng = random.Random(seed)
     world = enc.world()
     names = list(enc.actions)
@@ -243,7 +244,7 @@ def formulas_agree(enc: Encoding, seed: int, length: int = 25, props=None) -> st
             if p.asserted and p.check(world, step):
                 for rid in p.ids:
                     failed.setdefault(rid, n)
-        broken = [rid for rid, zp in PROPS.items() if zp.formula(enc, pre, enc.index[a], A, post) is not True]
+        broken = [rid for rid, zp in formulas.items() if zp.formula(enc, pre, enc.index[a], A, post) is not True]
         if broken:
             missing = [rid for rid in broken if rid not in failed]
             if missing:

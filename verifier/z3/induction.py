@@ -35,16 +35,22 @@ class Invariant:
     name: str
     doc: str
     formula: Callable      # (enc, st) -> Bool
+    composed: bool = False  # reads the client harness (a composed encoding only)
 
 
 INVARIANTS: list[Invariant] = []
 
 
-def inv(name: str, doc: str):
+def inv(name: str, doc: str, composed: bool = False):
     def register(f):
-        INVARIANTS.append(Invariant(name, doc, f))
+        INVARIANTS.append(Invariant(name, doc, f, composed))
         return f
     return register
+
+
+def invariants_for(enc) -> list[Invariant]:
+    """The host's invariants, and on a composed encoding the harness's too."""
+    return [i for i in INVARIANTS if not i.composed or enc.sizes.hclients]
 
 
 def _runs(enc):
@@ -152,7 +158,9 @@ def run_origin(enc, st):
                                              EQ(st[("r_server", k)], enc.sel(st, "r_server", parent)),
                                              LT(k, enc.params.max_runs))),
             EQ(NOT(EQ(creq, -1)), is_call),
-            IMPLIES(is_call, AND(LE(0, creq), LT(creq, st[("n_reqs",)]), LT(creq, enc.params.max_requests),
+            IMPLIES(is_call, AND(LE(0, creq), LT(creq, st[("n_reqs",)]),
+                                 IMPLIES(LT(enc.sel(st, "q_client", creq), enc.sizes.clients),
+                                         LT(creq, enc.params.max_requests)),
                                  EQ(enc.sel(st, "q_method", creq), M["tools/call"]),
                                  NOT(enc.sel(st, "q_retry", creq, True)), EQ(enc.sel(st, "q_run", creq), k),
                                  EQ(enc.sel(st, "q_server", creq), st[("r_server", k)]),
@@ -249,7 +257,7 @@ def request_fields(enc, st):
     for q in _reqs(enc):
         ex = LT(q, st[("n_reqs",)])
         parts.append(IMPLIES(ex, AND(
-            _rng(st[("q_client", q)], 0, Z.clients - 1), _rng(st[("q_server", q)], 0, Z.servers - 1),
+            _rng(st[("q_client", q)], 0, Z.clients + Z.hclients - 1), _rng(st[("q_server", q)], 0, Z.servers - 1),
             _rng(st[("q_tr", q)], 0, 1), _rng(st[("q_method", q)], 0, 7), _rng(st[("q_tool", q)], 0, 2),
             _rng(st[("q_ref_run", q)], -1, st[("n_runs",)] - 1), _rng(st[("q_ref_form", q)], 0, 1),
             _rng(st[("q_key", q)], -1, st[("n_ints",)] - 1), _rng(st[("q_ans", q)], 0, 2),
@@ -419,7 +427,7 @@ def listen_acks(enc, st):
 # ---- the prover -------------------------------------------------------------------------------------------
 
 def all_invariants(enc, st):
-    return [(i.name, i.formula(enc, st)) for i in INVARIANTS]
+    return [(i.name, i.formula(enc, st)) for i in invariants_for(enc)]
 
 
 def _z(x):
@@ -442,7 +450,7 @@ def check_invariants(enc: Encoding, deadline: float) -> InvariantReport:
     init = enc.initial()
     failures = []
     keep = []
-    for i in INVARIANTS:
+    for i in invariants_for(enc):
         v = i.formula(enc, init)
         if v is True or (isinstance(v, z3.ExprRef) and z3.is_true(z3.simplify(v))):
             keep.append(i)
@@ -481,7 +489,8 @@ _CACHE: dict = {}
 
 
 def _key(enc: Encoding):
-    return (enc.params, repr(sorted(enc.flags.items(), key=str)), repr(enc.lifecycle_extra))
+    return (enc.params, repr(sorted(enc.flags.items(), key=str)), repr(enc.lifecycle_extra),
+            repr(sorted(getattr(enc, "hflags", {}).items(), key=str)))
 
 
 def invariants_proved(enc: Encoding, deadline: float) -> InvariantReport:
@@ -501,7 +510,7 @@ def prove(enc: Encoding, ids: list[str], deadline: float, variant: str = "baseli
     encoding; the base case (no violation within k steps of the initial state) is checked here too."""
     out = {}
     rep = invariants_proved(enc, deadline)
-    kept = [i for i in INVARIANTS if i.name in rep.proved]
+    kept = [i for i in invariants_for(enc) if i.name in rep.proved]
     dropped = [n for n, _ in rep.failures]
     note = (f"{len(kept)} proved strengthening invariants"
             + (f" (not inductive here, so not assumed: {', '.join(dropped)})" if dropped else ""))
@@ -511,6 +520,8 @@ def prove(enc: Encoding, ids: list[str], deadline: float, variant: str = "baseli
     for rid in ids:
         t0 = time.time()
         zp = PROPS[rid]
+        if zp.composed != bool(enc.sizes.hclients):
+            raise ValueError(f"{rid} is judged on {'a composed' if zp.composed else 'the host'} encoding")
         verdict, cti = None, ""
         for k in range(1, kmax + 1):
             left = deadline - time.time()
@@ -606,3 +617,4 @@ def describe_cti(enc: Encoding, path: Unrolling, model, what: str) -> str:
     return ("counterexample to induction for " + what + ":\n  before:\n    " + "\n    ".join(describe_state(enc, pre))
             + f"\n  action: {name}({shown})\n  after:\n    " + "\n    ".join(describe_state(enc, post))
             + "\n  changed: " + ", ".join(f"{k}: {pre[k]} -> {post[k]}" for k in changed))
+from . import harness_invariants  # noqa: E402,F401  (registers the harness's, for composed encodings)
