@@ -4,8 +4,8 @@ The regression gate (`counterexamples/manifest.json`) records, for every built-i
 properties random exploration refuted and the length of the shrunk trace. Issue 5 asks that every
 variant refuted on a safety id (kind S or T of the catalogue) is also refuted by BMC, with a trace
 no longer than Hypothesis's. `pairs()` lists those (variant, id) pairs, each either encoded (the
-variant is described by its rule flags and the id has a formula) or with the reason it is not: the
-client harness's ids (HNS) have no encoding.
+variant is described by its rule flags and the id has a formula: a host id on `Encoding`, a harness id
+on `ComposedEncoding`) or with the reason it is not.
 """
 from __future__ import annotations
 
@@ -13,9 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .encoding import Encoding, UnsupportedVariant
+from .encoding import UnsupportedVariant
 from .properties import PROPS, why_not_encoded
-from .variants import make_rules
 
 MANIFEST = Path(__file__).resolve().parents[2] / "counterexamples" / "manifest.json"
 
@@ -40,19 +39,20 @@ def safety(rid: str) -> bool:
 def pairs(manifest: Path = MANIFEST) -> list[Pair]:
     from model.variants import builtins
     from properties.base import CATALOGUE, load_catalogue
-    from verifier.z3 import Z3_PARAMS
+    from verifier.z3 import encoding_for
     load_catalogue()
     built = builtins()
     out = []
     for variant, entry in sorted(json.loads(manifest.read_text())["variants"].items()):
         if variant not in built:
             continue
-        try:
-            cls = built[variant]
-            Encoding(cls.make_params(Z3_PARAMS), make_rules(cls))
-            unsupported = None
-        except UnsupportedVariant as e:
-            unsupported = f"the encoding does not describe the variant: {e}"
+        unsupported = {}
+        for composed in (False, True):
+            try:
+                encoding_for(built[variant], None, composed)
+                unsupported[composed] = None
+            except UnsupportedVariant as e:
+                unsupported[composed] = f"the encoding does not describe the variant: {e}"
         for name, verdict in sorted(entry["verdicts"].items()):
             if verdict != "refuted":
                 continue
@@ -62,6 +62,6 @@ def pairs(manifest: Path = MANIFEST) -> list[Pair]:
                 if rid not in PROPS:
                     reason = f"{rid} is not encoded: {why_not_encoded(rid)}"
                 else:
-                    reason = unsupported
+                    reason = unsupported[PROPS[rid].composed]
                 out.append(Pair(variant, rid, entry.get("lengths", {}).get(name), reason))
     return out

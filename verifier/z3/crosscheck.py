@@ -26,7 +26,12 @@ from .encoding import ACTION_ARG_FIELDS, Args, Encoding, executable_actions, sym
 # retries, answered calls and tasks/* on live runs are reached within the small request budget.
 WEIGHTS = {"call_tool": 3.0, "mrtr_retry": 6.0, "answer": 5.0, "deliver": 3.0, "tasks_get": 1.5, "tasks_update": 2.0,
            "tasks_cancel": 1.5, "run_start": 3.0, "run_interrupt": 3.0, "discover": 0.2, "unsupported": 0.2,
-           "listen": 0.6, "stream_event": 2.0, "disconnect": 1.5, "fork": 2.0, "run_spawn": 2.0}
+           "listen": 0.6, "stream_event": 2.0, "disconnect": 1.5, "fork": 2.0, "run_spawn": 2.0,
+           # the harness: its answers read and polled more than it crashes, interrupts raised for its MRTR
+           # and tasks/update paths
+           "harness_start": 4.0, "harness_receive": 6.0, "harness_persist": 3.0, "harness_poll": 3.0,
+           "harness_crash": 0.5, "harness_restart": 3.0, "harness_cancel": 1.0, "harness_send_cancel": 3.0,
+           "harness_update": 5.0, "harness_mrtr": 5.0}
 
 
 @dataclass
