@@ -13,7 +13,8 @@ variant or id the encoding cannot see is listed with the reason.
              beside the shrunk length the gate recorded, or why the encoding cannot reproduce it
 
 Targets (issue 5): every baseline safety id proved for all depths within 60 s in total; every variant
-that breaks a safety id refuted by BMC with a trace no longer than Hypothesis's.
+that breaks a safety id refuted by BMC with a trace no longer than Hypothesis's. The host's ids and the
+harness's (on the composed instance, HARNESS_PARAMS) are timed apart, and their sum printed.
 """
 from __future__ import annotations
 
@@ -29,31 +30,43 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(ROOT))
 
-from verifier.z3 import Z3_PARAMS, check, default_ids  # noqa: E402
-from verifier.z3.encoding import Encoding, UnsupportedVariant  # noqa: E402
-from verifier.z3.induction import INVARIANTS, invariants_proved, prove  # noqa: E402
+from verifier.z3 import HARNESS_PARAMS, Z3_PARAMS, check, default_ids, encoding_for  # noqa: E402
+from verifier.z3.encoding import UnsupportedVariant  # noqa: E402
+from verifier.z3.induction import invariants_for, invariants_proved, prove  # noqa: E402
 from verifier.z3.properties import PROPS, why_not_encoded  # noqa: E402
-from verifier.z3.variants import make_rules, supported_variants  # noqa: E402
+from verifier.z3.variants import supported_variants  # noqa: E402
 
 
-def baseline(timeout: float) -> float:
-    print(f"Baseline at the stated size: {Z3_PARAMS.max_requests} requests (+4 for MRTR retries), "
-          f"{Z3_PARAMS.max_runs} runs (+1 per creating call), {Z3_PARAMS.max_runs} interrupts, "
-          f"{len(Z3_PARAMS.tenants)} tenants, {len(Z3_PARAMS.clients)} clients, {len(Z3_PARAMS.servers)} servers, "
-          f"clock to {Z3_PARAMS.max_time}")
-    enc = Encoding()
+def baseline(timeout: float) -> None:
+    host = _baseline(False, timeout)
+    harness = _baseline(True, timeout)
+    print(f"\nAll baseline safety ids: {host + harness:.1f}s (host {host:.1f}s, target 60s; harness {harness:.1f}s)")
+
+
+def _baseline(composed: bool, timeout: float) -> float:
+    P = HARNESS_PARAMS if composed else Z3_PARAMS
+    if composed:
+        print(f"\nThe harness's ids on the composed instance: {len(P.harness_clients)} harness client, "
+              f"{P.harness_max_runs} local run, {P.harness_max_requests} harness requests, {P.harness_max_crashes} "
+              f"crash, {P.harness_max_attempts} attempts; plain clients only retry (max_requests {P.max_requests}), "
+              f"{P.max_runs} run and interrupt beside the calls', clock to {P.max_time}")
+    else:
+        print(f"Baseline at the stated size: {P.max_requests} requests (+4 for MRTR retries), "
+              f"{P.max_runs} runs (+1 per creating call), {P.max_runs} interrupts, "
+              f"{len(P.tenants)} tenants, {len(P.clients)} clients, {len(P.servers)} servers, clock to {P.max_time}")
+    enc = encoding_for(None, None, composed)
     start = time.time()
     rep = invariants_proved(enc, start + timeout)
-    print(f"  {len(rep.proved)}/{len(INVARIANTS)} strengthening invariants proved inductive in {rep.seconds:.1f}s")
-    ids = [r for r in default_ids() if r in PROPS]
-    res = prove(enc, ids, start + timeout, kmax=2)
+    print(f"  {len(rep.proved)}/{len(invariants_for(enc))} strengthening invariants proved inductive in {rep.seconds:.1f}s")
+    ids = [r for r in default_ids() if r in PROPS and PROPS[r].composed == composed]
+    res = prove(enc, ids, start + timeout)
     print(f"  {'id':8} {'verdict':13} {'k':>2} {'seconds':>8}")
     for rid in ids:
         v = res[rid]
         print(f"  {rid:8} {v.verdict:13} {v.k if v.k else '-':>2} {v.seconds:8.2f}")
     total = time.time() - start
     proved = sum(v.verdict == "proved" for v in res.values())
-    print(f"  {proved}/{len(ids)} encoded ids proved for all depths; total {total:.1f}s (target 60s)")
+    print(f"  {proved}/{len(ids)} encoded ids proved for all depths; total {total:.1f}s")
     return total
 
 
@@ -89,7 +102,8 @@ def variants(only, depth: int, timeout: float, full: bool, hypothesis: bool) -> 
             if r not in PROPS:
                 print(f"  {name:38} {how:9} {r:7} {'-':11} {'-':>5} {'-':>8}  {why_not_encoded(r)}")
         try:
-            Encoding(cls.make_params(Z3_PARAMS), make_rules(cls))
+            for composed in {PROPS[r].composed for r in expected} or {False}:
+                encoding_for(cls, None, composed)
         except UnsupportedVariant as e:
             print(f"  {name:38} {how:9} {'-':7} the encoding cannot describe it: {e}")
             continue
@@ -121,13 +135,17 @@ def variants(only, depth: int, timeout: float, full: bool, hypothesis: bool) -> 
 
 def builtins_table() -> None:
     from model.variants import builtins
-    print("\nBuilt-in variants the encoding can describe (z3_flags, the rule-flag table, or content-only rules):")
+    print("\nBuilt-in variants the encoding can describe (z3_flags, the rule-flag tables, or content-only rules),"
+          " on the host encoding and on the composed one:")
     for name, cls in sorted(builtins().items()):
-        try:
-            Encoding(cls.make_params(Z3_PARAMS), make_rules(cls))
-            print(f"  {name:40} yes")
-        except UnsupportedVariant as e:
-            print(f"  {name:40} no: {e}")
+        said = []
+        for composed in (False, True):
+            try:
+                encoding_for(cls, None, composed)
+                said.append("yes")
+            except UnsupportedVariant as e:
+                said.append(f"no: {e}")
+        print(f"  {name:40} host {said[0]}; composed {said[1]}")
 
 
 def coverage(timeout: float) -> None:
@@ -142,8 +160,8 @@ def coverage(timeout: float) -> None:
         if not p.encoded:
             print(f"  {p.variant:38} {p.id:7} {'not-encoded':11} {'-':>5} {p.hypothesis_length or '-':>4}  {p.reason[:90]}")
             continue
-        cls, _ = supported_variants()[p.variant]
-        enc = Encoding(cls.make_params(Z3_PARAMS), make_rules(cls))
+        from model.variants import builtins
+        enc = encoding_for(builtins()[p.variant], None, PROPS[p.id].composed)
         limit = p.hypothesis_length or 8
         v = bmc(enc, [p.id], limit, time.time() + timeout, p.variant)[p.id]
         done += v.verdict == "refuted"

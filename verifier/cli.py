@@ -35,8 +35,8 @@ def build_parser() -> Parser:
     ck.add_argument("--steps", type=int, default=40, help="steps per explored example (default 40)")
     ck.add_argument("--engine", choices=("hypothesis", "z3", "all"), default="hypothesis")
     ck.add_argument("--depth", type=int, default=8, help="Z3 bound (default 8)")
-    ck.add_argument("--timeout", type=float, default=120.0,
-                    help="Z3 wall-clock seconds for the whole check; what it leaves open is undetermined (default 120)")
+    ck.add_argument("--timeout", type=float, default=300.0,
+                    help="Z3 wall-clock seconds for the whole check; what it leaves open is undetermined (default 300)")
     ck.add_argument("--json", action="store_true", help="print the result as JSON")
     ck.add_argument("--out", default="out", help="where the result JSON is written (default out/)")
     ck.add_argument("--counterexamples", default=None,

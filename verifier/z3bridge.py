@@ -14,6 +14,15 @@ def formula_kind(rid: str) -> str:
     return PROPS[rid].kind if rid in PROPS else "not encoded"
 
 
+def harness_bounds(P) -> str:
+    """The composed instance the HNS ids are judged on, as one bounds entry."""
+    sizes = {k: v for k, v in P.sizes().items() if k in ("max_requests", "max_runs", "max_effects", "max_time")}
+    sizes |= {"harness_clients": len(P.harness_clients), "harness_max_runs": P.harness_max_runs,
+              "harness_max_requests": P.harness_max_requests, "harness_max_crashes": P.harness_max_crashes,
+              "harness_max_attempts": P.harness_max_attempts}
+    return " ".join(f"{k}={v}" for k, v in sizes.items())
+
+
 def z3_check(variant, depth: int, timeout: float) -> CheckResult:
     from . import z3 as engine
     from .replay import run_trace
@@ -36,5 +45,6 @@ def z3_check(variant, depth: int, timeout: float) -> CheckResult:
             verdict=v.verdict, message=f"{detail}; {v.message}".strip("; ") or None, trace=trace))
     return CheckResult(variant=getattr(variant, "name", "baseline") if variant else "baseline", engine="z3",
                        seed=0, budget_s=timeout, elapsed_s=time.monotonic() - started,
-                       bounds={"depth": depth, **engine.Z3_PARAMS.sizes()}, examples=0, steps=0,
+                       bounds={"depth": depth, **engine.Z3_PARAMS.sizes(), "harness ids": harness_bounds(engine.HARNESS_PARAMS)},
+                       examples=0, steps=0,
                        action_counts={}, verdicts=out)

@@ -23,7 +23,7 @@ from .properties import ENCODED_TRACE_IDS, PROPS, safety_ids, why_not_encoded
 __all__ = ["check", "Z3Verdict", "Z3_PARAMS", "HARNESS_PARAMS", "default_ids", "instance_for", "encoding_for"]
 
 DEFAULT_DEPTH = 6
-DEFAULT_TIMEOUT = 120.0
+DEFAULT_TIMEOUT = 300.0
 
 
 def default_ids() -> list[str]:
