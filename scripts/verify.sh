@@ -15,7 +15,7 @@ step() {
   return 0
 }
 step "$tm" check --budget "${BUDGET:-60}" --counterexamples out/counterexamples
-step "$tm" check --engine z3 --depth "${DEPTH:-8}" --timeout "${Z3_TIMEOUT:-240}" --out out/z3
+step "$tm" check --engine z3 --depth "${DEPTH:-8}" --timeout "${Z3_TIMEOUT:-400}" --out out/z3
 step "$tm" gate --write --jobs "${JOBS:-2}"
 step "$tm" diagrams
 step "$tm" report --check out/latest-check.json --counterexamples counterexamples --out out/report/index.html

@@ -135,3 +135,13 @@ def test_the_harness_ids_have_formulas_on_the_composed_encoding(enc):
     assert abstract(enc.world(), enc) == enc.initial()
     with pytest.raises(ValueError):
         I.prove(enc, ["OWN-1"], time.time() + 1)
+
+
+@pytest.mark.slow
+def test_thousand_composed_traces_accepted_by_the_z3_term(enc):
+    """Under --slow: 1,000 composed walks, each step checked by the Python definition and by the Z3 term."""
+    ev = RelationEvaluator(enc)
+    for seed in range(1000, 2000):
+        r = random_walk(enc, seed, length=30)
+        assert r.mismatch is None, r.mismatch
+        assert ev.first_refused(r.records) is None, seed

@@ -218,44 +218,46 @@ class ComposedEncoding(Encoding):
                 mirrored = ITE(EQ(status, i), LR[MIRROR[ts]], mirrored)
             self.put(t, "ho_lrun", o, mirrored, cond)
 
-    def h_send(self, s, t, c, purpose, o, method, **a):
+    def h_send(self, s, t, c, purpose, o, method, cond=True, **a):
         """_send: a request of harness client c, received by the host in the same step."""
         A = Args(client=self.hclient(c), transport=0, declare=a.pop("declare", True), header=True, **a)
         if method == "tools/call":
-            q = self.receive_call(t, A)
+            q = self.receive_call(t, A, cond)
         elif method == "server/discover":
-            q = self.receive_discover(t, A.client, A.server)
+            q = self.receive_discover(t, A.client, A.server, cond)
         else:
-            q = self.receive_task(s, t, A, method)
-        t[("h_reqs",)] = ADD(t[("h_reqs",)], 1)
-        self.put(t, "hq_purpose", q, PU[purpose])
-        self.put(t, "hq_op", q, o)
-        self.put(t, "hq_epoch", q, self.epoch(s, c))
-        self.put(t, "hq_infl", q, True)
+            q = self.receive_task(s, t, A, method, cond)
+        self.sent(s, t, c, purpose, o, q, cond)
         return q
 
-    def h_call(self, s, t, c, o, retry=False):
-        """_call: record o's tools/call, or with `retry` its MRTR retry answering every input request."""
-        decl = self.offered(s, c, self.sel(s, "ho_server", o))
+    def sent(self, s, t, c, purpose, o, q, cond=True):
+        """What the harness records of a request it sent: purpose, operation, epoch, awaited."""
+        t[("h_reqs",)] = ITE(cond, ADD(t[("h_reqs",)], 1), t[("h_reqs",)])
+        for f, v in (("hq_purpose", PU[purpose]), ("hq_op", o), ("hq_epoch", self.epoch(s, c)), ("hq_infl", True)):
+            self.put(t, f, q, v, cond)
+
+    def h_call(self, s, t, c, o, retry=False, cond=True):
+        """_call: record o's tools/call, or with `retry` its MRTR retry answering every input request. The
+        record's own fields are read in t: a start writes them in the same step."""
+        decl = self.offered(s, c, self.sel(t, "ho_server", o))
         decl = True if decl == 1 else NOT(EQ(decl, 0))
-        self.put(t, "ho_decl", o, decl)
+        self.put(t, "ho_decl", o, decl, cond)
         if retry:
-            p = self.sel(s, "ho_ans", o)
-            keys = self.sel(s, "ho_keys", o)
-            answer = ITE(self.sel(s, "ho_intent", o, False), RESPONSES.index("decline"), RESPONSES.index("accept"))
+            p = self.sel(t, "ho_ans", o)
+            keys = self.sel(t, "ho_keys", o)
+            answer = ITE(self.sel(t, "ho_intent", o, False), RESPONSES.index("decline"), RESPONSES.index("accept"))
             i = self.sel(s, "q_rs_int", p, -1)
             keyed = OR(*[AND(EQ(i, j), self.has_key(keys, j)) for j in range(self.sizes.interrupts)])
-            q = self.receive_retry(s, t, self.hclient(c), p, 0, decl, answer, keyed)
-            self.put(t, "q_ans", q, ITE(EQ(keys, 0), 0, answer))
-            t[("h_reqs",)] = ADD(t[("h_reqs",)], 1)
-            for f, v in (("hq_purpose", PU["call"]), ("hq_op", o), ("hq_epoch", self.epoch(s, c)), ("hq_infl", True)):
-                self.put(t, f, q, v)
+            q = self.receive_retry(s, t, self.hclient(c), p, 0, decl, answer, keyed, cond)
+            self.put(t, "q_ans", q, ITE(EQ(keys, 0), 0, answer), cond)
+            self.sent(s, t, c, "call", o, q, cond)
         else:
-            self.put(t, "ho_att", o, ADD(self.sel(s, "ho_att", o), 1))
-            self.put(t, "ho_dirty", o, True)
-            q = self.h_send(s, t, c, "call", o, "tools/call", server=self.sel(s, "ho_server", o), declare=decl, tool=0)
-        self.put(t, "ho_req", o, q)
-        self.put(t, "ho_worker", o, True)
+            self.put(t, "ho_att", o, ADD(self.sel(t, "ho_att", o), 1), cond)
+            self.put(t, "ho_dirty", o, True, cond)
+            q = self.h_send(s, t, c, "call", o, "tools/call", cond, server=self.sel(t, "ho_server", o), declare=decl,
+                            tool=0)
+        self.put(t, "ho_req", o, q, cond)
+        self.put(t, "ho_worker", o, True, cond)
         return q
 
     def has_key(self, keys, j):
@@ -307,25 +309,9 @@ class ComposedEncoding(Encoding):
             self.put(t, f, o, val)
         self.fire_te(t, o, "refuse", refuse)
         self.fire_te(t, o, "send_call", NOT(refuse))
-        self._start_call(s, t, c, o, NOT(refuse))
+        self.h_call(s, t, c, o, cond=NOT(refuse))
         self.persist(t, o)
         return g
-
-    def _start_call(self, s, t, c, o, cond):
-        """The first tools/call of a new record (its fields are the defaults, its server A.server)."""
-        v = self.sel(t, "ho_server", o)
-        decl = self.offered(s, c, v)
-        decl = True if decl == 1 else NOT(EQ(decl, 0))
-        self.put(t, "ho_decl", o, decl, cond)
-        self.put(t, "ho_att", o, 1, cond)
-        self.put(t, "ho_dirty", o, True, cond)
-        A = Args(client=self.hclient(c), server=v, transport=0, declare=decl, tool=0)
-        q = self.receive_call(t, A, cond)
-        t[("h_reqs",)] = ITE(cond, ADD(t[("h_reqs",)], 1), t[("h_reqs",)])
-        for f, val in (("hq_purpose", PU["call"]), ("hq_op", o), ("hq_epoch", self.epoch(s, c)), ("hq_infl", True)):
-            self.put(t, f, q, val, cond)
-        self.put(t, "ho_req", o, q, cond)
-        self.put(t, "ho_worker", o, True, cond)
 
     def act_harness_receive(self, s, A, t):
         q = A.req
