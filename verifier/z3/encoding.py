@@ -8,8 +8,9 @@ and successor state over two value domains:
 - plain Python ints and bools, which is how the cross-check runs the *same* definition on
   concrete states abstracted from the executable model (`abstract(world)`), field by field.
 
-Every action of `model.actions.ACTIONS` (except the client harness's) is one case of the relation,
-named after the executable action, with its arguments as bounded integer choices (`Args`). A Z3
+Every action of `model.actions.ACTIONS` (the client harness's in `ComposedEncoding`, verifier.z3.harness)
+is one case of the relation, named after the executable action, with its arguments as bounded integer
+choices (`Args`). A Z3
 model decodes to `(action, args)` pairs that `World.apply` accepts (`decode_args`), and a concrete
 step encodes back (`encode_args`).
 
@@ -1537,7 +1538,8 @@ class Encoding:
 
 
 def executable_actions() -> dict:
-    """The executable action table (host, clients, network, REST; the harness is not encoded)."""
+    """The executable action table (host, clients, network, REST; the harness's register when
+    `model.harness` is imported, as the composed encoding does)."""
     from model import clients, host, network, rest  # noqa: F401  (registration by import)
     from model.actions import ACTIONS
     return ACTIONS
