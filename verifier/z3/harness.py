@@ -145,10 +145,18 @@ class ComposedEncoding(Encoding):
         return self._pick(s, "hc_epoch", c, self.sizes.hclients, 0)
 
     def cap(self, s, c, v):
-        out = -1
+        """The Tasks support client c saw on server v: -1 not asked, 0, 1."""
+        return self.per_server(s, "hc_cap", c, v, -1)
+
+    def discovering(self, s, c, v):
+        """Client c's server/discover of server v is in flight."""
+        return self.per_server(s, "hc_disc", c, v, False)
+
+    def per_server(self, s, f, c, v, default):
+        out = default
         for ci in range(self.sizes.hclients):
             for vi in range(self.sizes.servers):
-                out = ITE(AND(EQ(c, ci), EQ(v, vi)), s[("hc_cap", ci, vi)], out)
+                out = ITE(AND(EQ(c, ci), EQ(v, vi)), s[(f, ci, vi)], out)
         return out
 
     def _pick(self, s, f, idx, n, default):
@@ -281,17 +289,10 @@ class ComposedEncoding(Encoding):
     def act_harness_discover(self, s, A, t):
         c, v = A.client, A.server
         g = AND(LE(0, c), LT(c, self.sizes.hclients), LE(0, v), LT(v, self.sizes.servers), self.alive(s, c),
-                self.can_send(s), EQ(self.cap(s, c, v), -1), NOT(self._disc(s, c, v)))
+                self.can_send(s), EQ(self.cap(s, c, v), -1), NOT(self.discovering(s, c, v)))
         self.h_send(s, t, c, "discover", -1, "server/discover", server=v, declare=False)
         self._set_cap(t, "hc_disc", c, v, True)
         return g
-
-    def _disc(self, s, c, v):
-        out = False
-        for ci in range(self.sizes.hclients):
-            for vi in range(self.sizes.servers):
-                out = ITE(AND(EQ(c, ci), EQ(v, vi)), s[("hc_disc", ci, vi)], out)
-        return out
 
     def act_harness_start(self, s, A, t):
         c, v = A.client, A.server

@@ -179,7 +179,7 @@ def harness_in_flight(enc, st):
         holds = OR(AND(EQ(pu, PU["call"]), EQ(enc.sel(st, "ho_req", o), j)),
                    AND(IN(pu, (PU["get"], PU["update"])), EQ(enc.sel(st, "ho_pend", o), j)),
                    AND(EQ(pu, PU["cancel"]), EQ(enc.sel(st, "ho_creq", o), j)),
-                   AND(EQ(pu, PU["discover"]), enc._disc(st, c, st[("q_server", j)])))
+                   AND(EQ(pu, PU["discover"]), enc.discovering(st, c, st[("q_server", j)])))
         parts.append(IMPLIES(infl, AND(enc.alive(st, c), EQ(st[("hq_epoch", j)], enc.epoch(st, c)), holds)))
     for o in _ops(enc):
         live = _alive_op(enc, st, o)
