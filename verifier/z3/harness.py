@@ -98,9 +98,11 @@ class ComposedEncoding(Encoding):
             raise UnsupportedVariant("harness clients")
 
     def instance_sizes(self, P) -> Sizes:
-        """The host's slots, plus a request and a run per harness request (each tools/call may create one)."""
+        """The host's slots, plus a request per harness request and a run per creating harness call: a
+        first call or a re-issue of an operation (MRTR retries create none)."""
         base = super().instance_sizes(P)
-        return Sizes(runs=base.runs + P.harness_max_requests, interrupts=base.interrupts,
+        calls = min(P.harness_max_requests, P.harness_max_runs * P.harness_max_attempts)
+        return Sizes(runs=base.runs + calls, interrupts=base.interrupts,
                      requests=P.max_requests + RETRY_RESERVE + P.harness_max_requests, clients=base.clients,
                      servers=base.servers, subjects=base.subjects, hclients=len(P.harness_clients),
                      hops=P.harness_max_runs)
