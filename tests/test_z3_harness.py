@@ -145,3 +145,14 @@ def test_thousand_composed_traces_accepted_by_the_z3_term(enc):
         r = random_walk(enc, seed, length=30)
         assert r.mismatch is None, r.mismatch
         assert ev.first_refused(r.records) is None, seed
+
+
+def test_a_failing_parallel_judge_is_a_tool_error_not_a_pass():
+    from verifier.z3 import in_parallel
+
+    def boom():
+        raise RuntimeError("solver exploded")
+    out = in_parallel(lambda: {"OWN-1": "here"}, boom, ["HNS-1", "HNS-2"], "baseline")
+    assert out["OWN-1"] == "here"
+    assert {out[r].verdict for r in ("HNS-1", "HNS-2")} == {"tool-error"}
+    assert "solver exploded" in out["HNS-1"].message and not out["HNS-1"].holds

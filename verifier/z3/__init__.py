@@ -60,7 +60,7 @@ def encoding_for(rules=None, params=None, composed: bool = False) -> Encoding:
 
 
 def check(rules=None, params=None, depth: int = DEFAULT_DEPTH, timeout: float = DEFAULT_TIMEOUT,
-          ids=None, induction: bool = True, progress=None) -> list[Z3Verdict]:
+          ids=None, induction: bool = True, progress=None, jobs: int = 2) -> list[Z3Verdict]:
     """Z3 verdicts for `ids` (default: every safety id, and the trace ids whose step part is encoded)
     on `rules`. The host's ids are judged on `Encoding`, the harness's (HNS) on `ComposedEncoding`.
 
@@ -73,6 +73,8 @@ def check(rules=None, params=None, depth: int = DEFAULT_DEPTH, timeout: float = 
     timeout: wall-clock seconds for the whole check (k-induction, then BMC for what it did not prove).
     induction: try k-induction first (only `proved` means for all depths); BMC then searches
              counterexamples for the ids it did not prove.
+    jobs:    with 2 (the default) and ids on both encodings, the harness's are judged in a forked
+             process beside the host's (the two share nothing but the deadline).
     """
     start = time.time()
     deadline = start + timeout
@@ -85,18 +87,59 @@ def check(rules=None, params=None, depth: int = DEFAULT_DEPTH, timeout: float = 
         if rid not in PROPS:
             out[rid] = Z3Verdict((rid,), "undetermined", message=f"not encoded: {why_not_encoded(rid)}",
                                  variant=variant)
-    for composed in (False, True):
-        encoded = [r for r in wanted if r in PROPS and PROPS[r].composed == composed]
-        if not encoded:
-            continue
+    groups = {c: [r for r in wanted if r in PROPS and PROPS[r].composed == c] for c in (False, True)}
+
+    def judge(composed) -> dict:
+        encoded = groups[composed]
         try:
             enc = encoding_for(rules, params, composed)
         except UnsupportedVariant as e:
-            for rid in encoded:
-                out[rid] = Z3Verdict((rid,), "undetermined", message=f"variant not encoded: {e}", variant=variant)
-            continue
-        out.update(_judge(enc, encoded, deadline, variant, induction, depth, progress))
+            return {rid: Z3Verdict((rid,), "undetermined", message=f"variant not encoded: {e}", variant=variant)
+                    for rid in encoded}
+        return _judge(enc, encoded, deadline, variant, induction, depth, progress)
+
+    if jobs > 1 and all(groups.values()):
+        out.update(in_parallel(lambda: judge(False), lambda: judge(True), groups[True], variant))
+    else:
+        for composed in (False, True):
+            if groups[composed]:
+                out.update(judge(composed))
     return [out[rid] for rid in wanted]
+
+
+def in_parallel(here, there, there_ids, variant) -> dict:
+    """here() in this process and there() in a forked one, at the same time; their verdicts merged. A
+    child that dies or raises leaves its ids as tool errors, with what happened."""
+    import multiprocessing
+    import traceback
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+
+    def child():
+        try:
+            send.send(("ok", there()))
+        except BaseException as e:  # reported by the parent as the ids' verdict, never swallowed
+            send.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"))
+        finally:
+            send.close()
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    send.close()
+    try:
+        out = dict(here())
+    finally:
+        try:
+            status, value = receive.recv()
+        except EOFError:
+            status, value = "error", f"the process judging {', '.join(there_ids)} ended with code {proc.exitcode}"
+        proc.join()
+    if status == "ok":
+        out.update(value)
+    else:
+        out.update({rid: Z3Verdict((rid,), "tool-error", message=f"the Z3 check failed: {value}", variant=variant)
+                    for rid in there_ids})
+    return out
 
 
 def _judge(enc, encoded, deadline, variant, induction, depth, progress) -> dict:
