@@ -123,8 +123,11 @@ def _input_keys(q, ints: list) -> int:
     """The inputRequests map q's result carries as a bitmask of interrupt slots (a key naming no
     interrupt sets FOREIGN_KEY); -1 when it carries none (PRJ-2)."""
     keys = ((q.response or {}).get("result") or {}).get("inputRequests")
-    if keys is None:
-        return -1
+    return -1 if keys is None else keys_mask(keys, ints)
+
+
+def keys_mask(keys, ints: list) -> int:
+    """inputRequests keys as a bitmask of interrupt slots; a key naming no interrupt sets FOREIGN_KEY."""
     mask = 0
     for key in keys:
         mask |= (1 << ints.index(key)) if key in ints else E.FOREIGN_KEY

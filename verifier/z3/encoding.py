@@ -195,6 +195,8 @@ RESP_KINDS = ("none", "create-task", "call-ok", "call-error", "input-required", 
               "invalid-request-state", "missing-capability", "header-mismatch", "method-not-found", "ack",
               "get", "discover", "other", "internal-error", "invalid-params-other")
 RESP = {k: i for i, k in enumerate(RESP_KINDS)}
+ERRORS = tuple(RESP[k] for k in ("not-found", "invalid-args", "invalid-request-state", "missing-capability",
+                                 "header-mismatch", "method-not-found", "internal-error", "invalid-params-other"))
 FAB_REFS = ("acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued", "not-a-run-id")   # model.clients.task_refs
 NEVER_ISSUED_KEY = "acme/i-neverissuedneverissued"                  # model.clients._update_extra
 CALL_TOOLS = (0, 1)            # model.clients.TOOLS: the tools call_tool may name (bad-args has its own action)
@@ -554,7 +556,7 @@ class Encoding:
     def n(self, f: str) -> int:
         Z = self.sizes
         if f[0] == "h":
-            return {"hq": Z.requests, "ho": Z.hops, "hd": Z.hops}[f[:2]]
+            return {"hq": Z.requests, "ho": Z.hops, "hd": Z.hops, "hc": Z.hclients}[f[:2]]
         return {"r": Z.runs, "i": Z.interrupts, "q": Z.requests}[f[0]]
 
     def sel(self, s, f, idx, default=0):

@@ -27,14 +27,22 @@ from model.harness import LOCAL_RUN_STATUSES, HarnessRules
 from model.lifecycle import TOOL_EXECUTION_STATES, TOOL_EXECUTION_TERMINAL
 from model.variants.mirror_remote_status import MIRROR
 
-from .encoding import (ADD, AND, BITAND, EQ, IN, ITE, LE, LT, NOT, OR, PH, RESP, RESPONSES, RETRY_RESERVE, TS,
-                       Z3_PARAMS, Args, Encoding, Sizes, UnsupportedVariant, is_sym)
+from .encoding import (ADD, AND, BITAND, EQ, ERRORS, IN, ITE, LE, LT, NOT, OR, PH, RESP, RESPONSES, RETRY_RESERVE, TS,
+                       Z3_PARAMS, Args, Encoding, Sizes, UnsupportedVariant)
 
 TE = {s: i for i, s in enumerate(TOOL_EXECUTION_STATES)}
 TE_TERMINAL = tuple(TE[s] for s in TOOL_EXECUTION_STATES if s in TOOL_EXECUTION_TERMINAL)
 LR = {s: i for i, s in enumerate(LOCAL_RUN_STATUSES)}
 PURPOSES = ("discover", "call", "get", "update", "cancel")
 PU = {p: i for i, p in enumerate(PURPOSES)}
+TASK_TERMINAL = (TS["completed"], TS["failed"], TS["cancelled"])
+
+# The stated instance of the composed checks: one harness client (alice's) with one local run, three
+# requests, one crash and two attempts; the plain clients only continue what the harness started
+# (max_requests 0: their MRTR retries keep their reserve); one interrupt, a clock of two ticks.
+HARNESS_PARAMS = Z3_PARAMS.with_(max_requests=0, max_runs=1, max_effects=1, max_time=2, retention=1,
+                                 harness_clients=(("H1", "alice"),), harness_max_runs=1, harness_max_requests=3,
+                                 harness_max_crashes=1, harness_max_attempts=2)
 
 HARNESS_BASELINE_FLAGS = {
     "tasks_offered": "observed",                 # | "always": every server taken to offer Tasks, unasked
@@ -141,10 +149,10 @@ class ComposedEncoding(Encoding):
         return ADD(c, self.sizes.clients)
 
     def alive(self, s, c):
-        return self._pick(s, "hc_alive", c, self.sizes.hclients, False)
+        return self.sel(s, "hc_alive", c, False)
 
     def epoch(self, s, c):
-        return self._pick(s, "hc_epoch", c, self.sizes.hclients, 0)
+        return self.sel(s, "hc_epoch", c, 0)
 
     def cap(self, s, c, v):
         """The Tasks support client c saw on server v: -1 not asked, 0, 1."""
@@ -161,15 +169,7 @@ class ComposedEncoding(Encoding):
                 out = ITE(AND(EQ(c, ci), EQ(v, vi)), s[(f, ci, vi)], out)
         return out
 
-    def _pick(self, s, f, idx, n, default):
-        if not is_sym(idx):
-            return s[(f, idx)] if 0 <= idx < n else default
-        v = default
-        for j in reversed(range(n)):
-            v = ITE(EQ(idx, j), s[(f, j)], v)
-        return v
-
-    def _set_cap(self, t, f, c, v, val, cond=True):
+    def set_per_server(self, t, f, c, v, val, cond=True):
         for ci in range(self.sizes.hclients):
             for vi in range(self.sizes.servers):
                 t[(f, ci, vi)] = ITE(AND(cond, EQ(c, ci), EQ(v, vi)), val, t[(f, ci, vi)])
@@ -270,6 +270,11 @@ class ComposedEncoding(Encoding):
         self.put(t, "ho_worker", o, True, cond)
         return q
 
+    def keys_of(self, s, q):
+        """The inputRequests keys q's result carries, as a bitmask (0 when it carries none)."""
+        keys = self.sel(s, "q_ikeys", q, -1)
+        return ITE(EQ(keys, -1), 0, keys)
+
     def has_key(self, keys, j):
         """Interrupt slot j is among the inputRequests keys `keys` (a bitmask)."""
         return NOT(EQ(BITAND(keys, 1 << j), 0))
@@ -293,7 +298,7 @@ class ComposedEncoding(Encoding):
         g = AND(LE(0, c), LT(c, self.sizes.hclients), LE(0, v), LT(v, self.sizes.servers), self.alive(s, c),
                 self.can_send(s), EQ(self.cap(s, c, v), -1), NOT(self.discovering(s, c, v)))
         self.h_send(s, t, c, "discover", -1, "server/discover", server=v, declare=False)
-        self._set_cap(t, "hc_disc", c, v, True)
+        self.set_per_server(t, "hc_disc", c, v, True)
         return g
 
     def act_harness_start(self, s, A, t):
@@ -331,13 +336,13 @@ class ComposedEncoding(Encoding):
         server = self.sel(s, "q_server", q)
         owner = ADD(self.sel(s, "q_client", q), -self.sizes.clients)
         resp = self.sel(s, "q_resp", q)
-        error = IN(resp, ERROR_KINDS)
+        error = IN(resp, ERRORS)
         ok = NOT(dropped)
         terminal = self.te_terminal(self.sel(s, "ho_status", o))
         # discover
         d = EQ(purpose, PU["discover"])
-        self._set_cap(t, "hc_disc", owner, server, False, d)
-        self._set_cap(t, "hc_cap", owner, server, ITE(self.sel(s, "q_says", q, False), 1, 0), AND(d, ok))
+        self.set_per_server(t, "hc_disc", owner, server, False, d)
+        self.set_per_server(t, "hc_cap", owner, server, ITE(self.sel(s, "q_says", q, False), 1, 0), AND(d, ok))
         # a tools/call: its answer or its loss
         self.put(t, "ho_req", o, -1, is_call)
         self.put(t, "ho_worker", o, False, is_call)
@@ -356,7 +361,7 @@ class ComposedEncoding(Encoding):
         asked = AND(read, EQ(resp, RESP["input-required"]))
         self.put(t, "ho_rs", o, True, asked)
         self.put(t, "ho_ans", o, q, asked)
-        self.put(t, "ho_keys", o, ITE(EQ(self.sel(s, "q_ikeys", q, -1), -1), 0, self.sel(s, "q_ikeys", q, -1)), asked)
+        self.put(t, "ho_keys", o, self.keys_of(s, q), asked)
         self.fire_te(t, o, "receive_input_required", asked)
         result = AND(read, NOT(error), NOT(EQ(resp, RESP["create-task"])), NOT(EQ(resp, RESP["input-required"])))
         self.fire_te(t, o, "fail", AND(result, EQ(resp, RESP["call-error"])))
@@ -377,8 +382,7 @@ class ComposedEncoding(Encoding):
         self.fire_te(t, o, "fact_unobtainable", AND(get, error))
         view = AND(get, NOT(error))
         st = self.sel(s, "q_rstat", q, -1)
-        self.put(t, "ho_keys", o, ITE(EQ(self.sel(s, "q_ikeys", q, -1), -1), 0, self.sel(s, "q_ikeys", q, -1)),
-                 AND(view, EQ(st, TS["input_required"])))
+        self.put(t, "ho_keys", o, self.keys_of(s, q), AND(view, EQ(st, TS["input_required"])))
         err = self.sel(s, "hq_err", q, False)
         self.fire_te(t, o, "remote_cancelled", AND(view, EQ(st, TS["cancelled"])))
         self.fire_te(t, o, "complete", AND(view, EQ(st, TS["completed"]), NOT(err)))
@@ -503,15 +507,3 @@ class ComposedEncoding(Encoding):
                         ref_form=0)
         self.put(t, "ho_creq", o, q)
         return g
-
-
-ERROR_KINDS = tuple(RESP[k] for k in ("not-found", "invalid-args", "invalid-request-state", "missing-capability",
-                                      "header-mismatch", "method-not-found", "internal-error", "invalid-params-other"))
-TASK_TERMINAL = (TS["completed"], TS["failed"], TS["cancelled"])
-
-# The stated instance of the composed checks: one harness client (alice's) with one local run, three
-# requests, one crash and two attempts; the plain clients only continue what the harness started
-# (max_requests 0: their MRTR retries keep their reserve); one interrupt, a clock of two ticks.
-HARNESS_PARAMS = Z3_PARAMS.with_(max_requests=0, max_runs=1, max_effects=1, max_time=2, retention=1,
-                                 harness_clients=(("H1", "alice"),), harness_max_runs=1, harness_max_requests=3,
-                                 harness_max_crashes=1, harness_max_attempts=2)

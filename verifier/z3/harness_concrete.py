@@ -3,12 +3,8 @@ the harness actions' arguments (`verifier.z3.harness` says what each field holds
 from __future__ import annotations
 
 from . import encoding as E
+from .concrete import AbstractionError, _ref, keys_mask
 from .harness import LR, PU, TE
-
-
-def _error(msg):
-    from .concrete import AbstractionError
-    return AbstractionError(msg)
 
 
 def op_slot(op: str) -> int:
@@ -16,28 +12,20 @@ def op_slot(op: str) -> int:
     return int(op.lstrip("opL")) - 1
 
 
-def _keys(keys, ints) -> int:
-    mask = 0
-    for key in keys:
-        mask |= (1 << ints.index(key)) if key in ints else E.FOREIGN_KEY
-    return mask
-
-
 def _record(world, te, lrun, subject, runs, reqs, ints) -> dict:
     """The persisted fields of a tool-execution record, by name."""
-    from .concrete import _ref
     bind = -1
     if te.binding is not None:
         if te.binding.server != te.server or te.binding.auth != subject:
-            raise _error(f"{te.op}'s binding {te.binding} is not to its server with its client's Subject")
+            raise AbstractionError(f"{te.op}'s binding {te.binding} is not to its server with its client's Subject")
         bind, form = _ref(world, te.binding.task_id)
         if form != 0:
-            raise _error(f"{te.op}'s binding holds a %2F taskId")
+            raise AbstractionError(f"{te.op}'s binding holds a %2F taskId")
     if lrun not in LR:
-        raise _error(f"local run status {lrun!r} is not encoded")
+        raise AbstractionError(f"local run status {lrun!r} is not encoded")
     return {"status": TE[te.status], "decl": te.declared, "bind": bind,
             "rstat": -1 if te.remote_status is None else E.TS[te.remote_status], "rs": te.request_state is not None,
-            "ans": reqs.index(te.answers) if te.answers is not None else -1, "keys": _keys(te.input_keys, ints),
+            "ans": reqs.index(te.answers) if te.answers is not None else -1, "keys": keys_mask(te.input_keys, ints),
             "att": te.attempts, "intent": te.cancel_intent, "acked": te.cancel_acked, "lrun": LR[lrun]}
 
 
@@ -52,7 +40,7 @@ def abstract_harness(world, enc, s: dict, runs: list, reqs: list, ints: list) ->
     h = world.harness
     P = world.params
     if h.ops != h.runs_started:
-        raise _error("a local run with more than one node")
+        raise AbstractionError("a local run with more than one node")
     s[("h_runs",)], s[("h_reqs",)], s[("h_crashes",)] = h.runs_started, h.requests, h.crashes
     servers = [x for x, _ in P.servers]
     names = [n for n, _ in P.harness_clients]
@@ -60,7 +48,7 @@ def abstract_harness(world, enc, s: dict, runs: list, reqs: list, ints: list) ->
         hc = h.clients[name]
         p = hc.proc
         if p is not None and p.epoch != hc.epochs:
-            raise _error(f"{name}'s process has epoch {p.epoch}, its client {hc.epochs}")
+            raise AbstractionError(f"{name}'s process has epoch {p.epoch}, its client {hc.epochs}")
         s[("hc_alive", c)], s[("hc_epoch", c)] = p is not None, hc.epochs
         for v, sv in enumerate(servers):
             s[("hc_cap", c, v)] = -1 if p is None or sv not in p.caps else int(p.caps[sv])
@@ -69,7 +57,7 @@ def abstract_harness(world, enc, s: dict, runs: list, reqs: list, ints: list) ->
         for op, d in hc.disk_tes.items():
             o = op_slot(op)
             if o >= enc.sizes.hops:
-                raise _error(f"{op} exceeds the instance's {enc.sizes.hops} harness operations")
+                raise AbstractionError(f"{op} exceeds the instance's {enc.sizes.hops} harness operations")
             s[("ho_client", o)], s[("ho_server", o)], s[("ho_long", o)] = c, servers.index(d.server), d.long
             for f, v in _record(world, d, hc.disk_runs[d.run].status, subject, runs, reqs, ints).items():
                 s[("hd_" + f, o)] = v
@@ -77,7 +65,7 @@ def abstract_harness(world, enc, s: dict, runs: list, reqs: list, ints: list) ->
                 continue
             te = p.tes.get(op)
             if te is None:
-                raise _error(f"{name}'s live process has no record of {op}")
+                raise AbstractionError(f"{name}'s live process has no record of {op}")
             for f, v in _record(world, te, p.runs[te.run].status, subject, runs, reqs, ints).items():
                 s[("ho_" + f, o)] = v
             s.update({("ho_req", o): reqs.index(te.request) if te.request else -1,
@@ -85,7 +73,7 @@ def abstract_harness(world, enc, s: dict, runs: list, reqs: list, ints: list) ->
                       ("ho_creq", o): reqs.index(te.cancel_req) if te.cancel_req else -1,
                       ("ho_worker", o): te.worker, ("ho_dirty", o): op in p.dirty})
         if p is not None and set(p.tes) != set(hc.disk_tes):
-            raise _error(f"{name}'s live records {sorted(p.tes)} are not its persisted ones {sorted(hc.disk_tes)}")
+            raise AbstractionError(f"{name}'s live records {sorted(p.tes)} are not its persisted ones {sorted(hc.disk_tes)}")
     for j, qid in enumerate(reqs):
         if qid not in h.sent:
             continue
@@ -123,7 +111,7 @@ def encode_harness_args(world, action: str, args: dict) -> E.Args:
         elif name in ("op", "run"):
             A.op = op_slot(v)
         else:
-            raise _error(f"argument {name!r} of {action} has no encoding")
+            raise AbstractionError(f"argument {name!r} of {action} has no encoding")
     return A
 
 

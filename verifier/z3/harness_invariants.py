@@ -5,10 +5,10 @@ both to the requests the harness sent and read.
 """
 from __future__ import annotations
 
-from .encoding import ADD, AND, COUNT, EQ, IMPLIES, IN, ITE, LE, LT, M, NOT, OR, PH, RESP
+from .encoding import ADD, AND, COUNT, EQ, ERRORS, IMPLIES, IN, ITE, LE, LT, M, NOT, OR, PH, RESP
 from .harness import LR, OP_DISK, OP_FIXED, OP_LIVE, PU, REQ_H, TE
-from .harness_properties import ERRORS, durable_wait, has_fact, local_authority, read_answer
-from .induction import inv
+from .harness_properties import durable_wait, has_fact, local_authority, observed_tasks, returned_task
+from .induction import _reqs, _rng, inv
 
 METHOD_OF = {PU["discover"]: M["server/discover"], PU["call"]: M["tools/call"], PU["get"]: M["tasks/get"],
              PU["update"]: M["tasks/update"], PU["cancel"]: M["tasks/cancel"]}
@@ -22,16 +22,8 @@ UNBOUND = (TE["planned"], TE["calling"], TE["input_required"], TE["refused"])
 BOUND = (TE["handle_received"], TE["waiting_external"])
 
 
-def _rng(x, lo, hi):
-    return AND(LE(lo, x), LE(x, hi))
-
-
 def _ops(enc):
     return range(enc.sizes.hops)
-
-
-def _reqs(enc):
-    return range(enc.sizes.requests)
 
 
 def _alive_op(enc, st, o):
@@ -207,27 +199,16 @@ def harness_in_flight(enc, st):
     return AND(*parts)
 
 
-def _observed(enc, st, c, v):
-    client = c + enc.sizes.clients
-    return OR(*[AND(read_answer(st, p, client, v, "server/discover"), st[("q_says", p)]) for p in _reqs(enc)])
-
-
-def _returned(enc, st, c, v, k):
-    client = c + enc.sizes.clients
-    return OR(*[AND(read_answer(st, p, client, v, "tools/call"), EQ(st[("q_resp", p)], RESP["create-task"]),
-                    EQ(st[("q_run", p)], k)) for p in _reqs(enc)])
-
-
 @inv("harness-observed", "a capability a process knows was read from a server/discover, and long work was called "
      "only on a server seen offering Tasks", composed=True)
 def harness_observed(enc, st):
     parts = []
     for c in range(enc.sizes.hclients):
         for v in range(enc.sizes.servers):
-            parts.append(IMPLIES(EQ(st[("hc_cap", c, v)], 1), _observed(enc, st, c, v)))
+            parts.append(IMPLIES(EQ(st[("hc_cap", c, v)], 1), observed_tasks(enc, st, enc.hclient(c), v)))
     for o in _ops(enc):
         called = AND(LT(o, st[("h_runs",)]), st[("ho_long", o)], NOT(EQ(st[("hd_status", o)], TE["refused"])))
-        parts.append(IMPLIES(called, _observed(enc, st, st[("ho_client", o)], st[("ho_server", o)])))
+        parts.append(IMPLIES(called, observed_tasks(enc, st, enc.hclient(st[("ho_client", o)]), st[("ho_server", o)])))
     return AND(*parts)
 
 
@@ -239,7 +220,7 @@ def harness_bindings(enc, st):
         c, v = st[("ho_client", o)], st[("ho_server", o)]
         for pre, ex in (("hd_", LT(o, st[("h_runs",)])), ("ho_", _alive_op(enc, st, o))):
             b = st[(pre + "bind", o)]
-            parts.append(IMPLIES(AND(ex, NOT(EQ(b, -1))), _returned(enc, st, c, v, b)))
+            parts.append(IMPLIES(AND(ex, NOT(EQ(b, -1))), returned_task(enc, st, enc.hclient(c), v, b)))
     return AND(*parts)
 
 
@@ -250,17 +231,12 @@ def harness_asking(enc, st):
     for o in _ops(enc):
         for pre, ex in (("hd_", LT(o, st[("h_runs",)])), ("ho_", _alive_op(enc, st, o))):
             p = st[(pre + "ans", o)]
-            keys = enc.sel(st, "q_ikeys", p, -1)
             asked = AND(LE(0, p), LT(p, st[("n_reqs",)]), EQ(enc.sel(st, "hq_purpose", p, -1), PU["call"]),
                         EQ(enc.sel(st, "hq_op", p, -1), o), EQ(enc.sel(st, "q_resp", p), RESP["input-required"]),
                         enc.sel(st, "hq_read", p, False), EQ(enc.sel(st, "q_phase", p), PH["delivered"]))
             parts.append(IMPLIES(AND(ex, st[(pre + "rs", o)]),
-                                 AND(asked, EQ(st[(pre + "keys", o)], ITE0(keys)))))
+                                 AND(asked, EQ(st[(pre + "keys", o)], enc.keys_of(st, p)))))
     return AND(*parts)
-
-
-def ITE0(keys):
-    return ITE(EQ(keys, -1), 0, keys)
 
 
 @inv("harness-durable-wait", "HNS-2 itself: a live record in WAITING_EXTERNAL has its binding persisted and holds "

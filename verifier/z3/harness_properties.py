@@ -14,13 +14,10 @@ states the part of each property the formula states:
 """
 from __future__ import annotations
 
-from .encoding import AND, EQ, IMPLIES, IN, LE, LT, M, NOT, OR, PH, RESP, TS
+from .encoding import AND, EQ, ERRORS, IMPLIES, IN, LE, LT, M, NOT, OR, PH, RESP, TS
 from .harness import H_ACTIONS, TE, TE_TERMINAL
-from .properties import zprop
+from .properties import TASKS, zprop
 
-TASKS = (M["tasks/get"], M["tasks/update"], M["tasks/cancel"])
-ERRORS = tuple(RESP[k] for k in ("not-found", "invalid-args", "invalid-request-state", "missing-capability",
-                                 "header-mismatch", "method-not-found", "internal-error", "invalid-params-other"))
 FACTS = ("completed", "failed", "cancelled", "unobtainable")
 NEEDS = {"cancelled": ("cancelled",), "completed": ("completed",), "failed": ("failed", "completed"),
          "unknown": ("unobtainable",)}
@@ -47,18 +44,15 @@ def read_answer(st, p, client, server, method):
                EQ(st[("q_phase", p)], PH["delivered"]))
 
 
-def returned_task(enc, st, j):
-    """properties.harness._returned_task: a CreateTaskResult this client read from that server carried
-    the taskId request j names."""
-    client, server = st[("q_client", j)], st[("q_server", j)]
+def returned_task(enc, st, client, server, k):
+    """properties.harness._returned_task: a CreateTaskResult `client` read from `server` carried the taskId
+    of run k."""
     return OR(*[AND(read_answer(st, p, client, server, "tools/call"), EQ(st[("q_resp", p)], RESP["create-task"]),
-                    EQ(st[("q_run", p)], st[("q_ref_run", j)]), EQ(st[("q_ref_form", j)], 0))
-                for p in range(enc.sizes.requests)])
+                    EQ(st[("q_run", p)], k)) for p in range(enc.sizes.requests)])
 
 
-def observed_tasks(enc, st, j):
-    """properties.harness._observed_tasks: this client read a server/discover of that server listing Tasks."""
-    client, server = st[("q_client", j)], st[("q_server", j)]
+def observed_tasks(enc, st, client, server):
+    """properties.harness._observed_tasks: `client` read a server/discover of `server` listing Tasks."""
     return OR(*[AND(read_answer(st, p, client, server, "server/discover"), st[("q_says", p)])
                 for p in range(enc.sizes.requests)])
 
@@ -71,9 +65,11 @@ def hns1(enc, s, act, A, t):
     for j in range(enc.sizes.requests):
         new = sent_now(enc, s, t, j)
         o = t[("hq_op", j)]
-        parts.append(IMPLIES(AND(new, IN(t[("q_method", j)], TASKS)), returned_task(enc, t, j)))
+        client, server = t[("q_client", j)], t[("q_server", j)]
+        named = AND(EQ(t[("q_ref_form", j)], 0), returned_task(enc, t, client, server, t[("q_ref_run", j)]))
+        parts.append(IMPLIES(AND(new, IN(t[("q_method", j)], TASKS)), named))
         call = AND(new, EQ(t[("q_method", j)], M["tools/call"]), NOT(t[("q_retry", j)]))
-        parts.append(IMPLIES(AND(call, enc.sel(t, "ho_long", o, False), t[("q_decl", j)]), observed_tasks(enc, t, j)))
+        parts.append(IMPLIES(AND(call, enc.sel(t, "ho_long", o, False), t[("q_decl", j)]), observed_tasks(enc, t, client, server)))
     q = A.req
     plain = AND(EQ(act, enc.index["harness_receive"]), EQ(enc.sel(t, "q_method", q), M["tools/call"]),
                 enc.sel(t, "q_decl", q, False), EQ(enc.sel(t, "q_phase", q), PH["delivered"]),

@@ -17,15 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .encoding import (ADD, AND, EQ, EXTERNAL, IMPLIES, IN, ITE, KINDS, LE, LT, M, NOT, OPEN, OR, PH, RESP, ST, TERMINAL,
+from .encoding import (ADD, AND, EQ, ERRORS, EXTERNAL, IMPLIES, IN, ITE, KINDS, LE, LT, M, NOT, OPEN, OR, PH, RESP, ST, TERMINAL,
                        TS, VIAS, WAITING)
 
 ANSWERED = (PH["sent"], PH["delivered"], PH["lost"])
 CANCEL_ST = (ST["cancelling"], ST["cancelled"])
 TASKS = (M["tasks/get"], M["tasks/update"], M["tasks/cancel"])
 TASK_VIEWS = (RESP["get"], RESP["create-task"])     # a tasks/get result, whatever its resultType
-ERRORS = tuple(RESP[k] for k in ("not-found", "invalid-args", "invalid-request-state", "missing-capability",
-                                 "header-mismatch", "method-not-found", "internal-error", "invalid-params-other"))
 RESULTS = (RESP["create-task"], RESP["call-ok"], RESP["call-error"], RESP["input-required"], RESP["ack"], RESP["get"],
            RESP["discover"])
 
