@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .encoding import ADD, AND, COUNT, EQ, ERRORS, IMPLIES, IN, ITE, LE, LT, M, NOT, OR, PH, RESP
 from .harness import LR, OP_DISK, OP_FIXED, OP_LIVE, PU, REQ_H, TE
-from .harness_properties import durable_wait, has_fact, local_authority, observed_tasks, returned_task
+from .harness_properties import durable_wait, has_fact, live, local_authority, observed_tasks, returned_task
 from .induction import _reqs, _rng, inv
 
 METHOD_OF = {PU["discover"]: M["server/discover"], PU["call"]: M["tools/call"], PU["get"]: M["tasks/get"],
@@ -24,10 +24,6 @@ BOUND = (TE["handle_received"], TE["waiting_external"])
 
 def _ops(enc):
     return range(enc.sizes.hops)
-
-
-def _alive_op(enc, st, o):
-    return AND(LT(o, st[("h_runs",)]), enc.alive(st, st[("ho_client", o)]))
 
 
 def _hreq(st, j):
@@ -118,9 +114,9 @@ def harness_records(enc, st):
         parts.append(IMPLIES(ex, AND(_rng(st[("ho_client", o)], 0, enc.sizes.hclients - 1),
                                      _rng(st[("ho_server", o)], 0, enc.sizes.servers - 1),
                                      _record_fields(enc, st, o, "hd_"))))
-        live = _alive_op(enc, st, o)
+        alive = live(enc, st, o)
         n_reqs = st[("n_reqs",)]
-        parts.append(IMPLIES(live, AND(_record_fields(enc, st, o, "ho_"), _rng(st[("ho_req", o)], -1, n_reqs - 1),
+        parts.append(IMPLIES(alive, AND(_record_fields(enc, st, o, "ho_"), _rng(st[("ho_req", o)], -1, n_reqs - 1),
                                        _rng(st[("ho_pend", o)], -1, n_reqs - 1), _rng(st[("ho_creq", o)], -1, n_reqs - 1),
                                        EQ(EQ(st[("ho_status", o)], TE["refused"]), EQ(st[("hd_status", o)], TE["refused"])),
                                        IMPLIES(EQ(st[("ho_bind", o)], -1), EQ(st[("hd_bind", o)], -1)))))
@@ -174,7 +170,7 @@ def harness_in_flight(enc, st):
                    AND(EQ(pu, PU["discover"]), enc.discovering(st, c, st[("q_server", j)])))
         parts.append(IMPLIES(infl, AND(enc.alive(st, c), EQ(st[("hq_epoch", j)], enc.epoch(st, c)), holds)))
     for o in _ops(enc):
-        live = _alive_op(enc, st, o)
+        alive = live(enc, st, o)
         epoch = enc.epoch(st, st[("ho_client", o)])
         for f, purposes, awaited in (("ho_req", (PU["call"],), True), ("ho_pend", (PU["get"], PU["update"]), True),
                                      ("ho_creq", (PU["cancel"],), False)):
@@ -183,11 +179,11 @@ def harness_in_flight(enc, st):
                        LT(q, st[("n_reqs",)]), EQ(enc.sel(st, "hq_epoch", q, 0), epoch))
             if awaited:
                 mine = AND(mine, enc.sel(st, "hq_infl", q, False))
-            parts.append(IMPLIES(AND(live, NOT(EQ(q, -1))), mine))
-        parts.append(IMPLIES(live, EQ(st[("ho_worker", o)], NOT(EQ(st[("ho_req", o)], -1)))))
+            parts.append(IMPLIES(AND(alive, NOT(EQ(q, -1))), mine))
+        parts.append(IMPLIES(alive, EQ(st[("ho_worker", o)], NOT(EQ(st[("ho_req", o)], -1)))))
         after_wait = OR(EQ(st[("ho_status", o)], TE["waiting_external"]), enc.te_terminal(st[("ho_status", o)]))
-        parts.append(IMPLIES(AND(live, OR(NOT(EQ(st[("ho_pend", o)], -1)), NOT(EQ(st[("ho_creq", o)], -1)))), after_wait))
-        parts.append(IMPLIES(AND(live, NOT(EQ(st[("ho_req", o)], -1))), EQ(st[("ho_status", o)], TE["calling"])))
+        parts.append(IMPLIES(AND(alive, OR(NOT(EQ(st[("ho_pend", o)], -1)), NOT(EQ(st[("ho_creq", o)], -1)))), after_wait))
+        parts.append(IMPLIES(AND(alive, NOT(EQ(st[("ho_req", o)], -1))), EQ(st[("ho_status", o)], TE["calling"])))
     for c in range(enc.sizes.hclients):
         for v in range(enc.sizes.servers):
             awaited = OR(*[AND(_hreq(st, j), st[("hq_infl", j)], EQ(st[("hq_purpose", j)], PU["discover"]),
@@ -218,7 +214,7 @@ def harness_bindings(enc, st):
     parts = []
     for o in _ops(enc):
         c, v = st[("ho_client", o)], st[("ho_server", o)]
-        for pre, ex in (("hd_", LT(o, st[("h_runs",)])), ("ho_", _alive_op(enc, st, o))):
+        for pre, ex in (("hd_", LT(o, st[("h_runs",)])), ("ho_", live(enc, st, o))):
             b = st[(pre + "bind", o)]
             parts.append(IMPLIES(AND(ex, NOT(EQ(b, -1))), returned_task(enc, st, enc.hclient(c), v, b)))
     return AND(*parts)
@@ -229,7 +225,7 @@ def harness_bindings(enc, st):
 def harness_asking(enc, st):
     parts = []
     for o in _ops(enc):
-        for pre, ex in (("hd_", LT(o, st[("h_runs",)])), ("ho_", _alive_op(enc, st, o))):
+        for pre, ex in (("hd_", LT(o, st[("h_runs",)])), ("ho_", live(enc, st, o))):
             p = st[(pre + "ans", o)]
             asked = AND(LE(0, p), LT(p, st[("n_reqs",)]), EQ(enc.sel(st, "hq_purpose", p, -1), PU["call"]),
                         EQ(enc.sel(st, "hq_op", p, -1), o), EQ(enc.sel(st, "q_resp", p), RESP["input-required"]),
@@ -258,12 +254,12 @@ def harness_local_runs(enc, st):
 def harness_facts(enc, st):
     parts = []
     for o in _ops(enc):
-        live = AND(_alive_op(enc, st, o), NOT(enc.te_terminal(st[("ho_status", o)])))
-        parts.append(IMPLIES(live, NOT(has_fact(enc, st, o, "completed"))))
+        unfinished = AND(live(enc, st, o), NOT(enc.te_terminal(st[("ho_status", o)])))
+        parts.append(IMPLIES(unfinished, NOT(has_fact(enc, st, o, "completed"))))
         called = OR(*[AND(_hreq(st, j), EQ(st[("hq_purpose", j)], PU["call"]), EQ(st[("hq_op", j)], o))
                       for j in _reqs(enc)])
         parts.append(IMPLIES(AND(LT(o, st[("h_runs",)]), LE(1, st[("hd_att", o)])), called))
-        parts.append(IMPLIES(AND(_alive_op(enc, st, o), LE(1, st[("ho_att", o)])), called))
+        parts.append(IMPLIES(AND(live(enc, st, o), LE(1, st[("ho_att", o)])), called))
     return AND(*parts)
 
 
