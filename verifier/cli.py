@@ -9,11 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, EXIT_USAGE = 0, 1, 2, 3
-
-
-class UsageError(Exception):
-    """Bad usage or input: one line on stderr, exit 3."""
+from .exitcodes import EXIT_OK, EXIT_UNDETERMINED, EXIT_USAGE, UsageError
 
 
 class Parser(argparse.ArgumentParser):

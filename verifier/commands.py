@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .cli import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
+from .exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
 from .files import write_atomic
 
 

@@ -12,7 +12,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from .cli import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
+from .exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
 from .files import write_atomic
 
 DEFAULTS = {"seed": 0, "chunks": 6, "examples_per_chunk": 25, "steps": 40, "budget_cap": 120}
