@@ -12,22 +12,46 @@ A spec author writes a small Python file:
         def on_request_cancelled(self, world, q, cause):
             ...
 
-and runs `taskmodel check --variant path/to/file.py[:GraceWindow]`. Overriding a name that is not a
-rule, or a rule with other parameters, is refused with the file and line.
+and runs `taskmodel check --variant path/to/file.py[:GraceWindow]`. Everything the class declares
+(rules, parameters, lifecycle steps, expectations, its name) is checked before any exploration;
+a mistake is refused with the file and line.
 """
 from __future__ import annotations
 
+import ast
+import hashlib
 import inspect
+import re
 import sys
 from dataclasses import fields
 from pathlib import Path
 
-from .params import Params
+from .lifecycle import RUN_STATUSES, RUN_TRANSITIONS
+from .params import Params, Subject
 from .rules import Rules
 
 KINDS = ("rejected-alternative", "open-question", "negative-example", "map-sabotage", "mutant",
          "client-mutant", "strengthening", "amendment")
 EXPECTATIONS = ("refuted", "unreached", "holds", "reached")
+# The expectations a requirement of each kind can meet: a witness is never refuted, a gap never
+# "refuted" either (it shows as known-gap, or holds once a strengthening closes it).
+EXPECTABLE = {"S": ("refuted", "holds"), "T": ("refuted", "holds"), "L": ("refuted", "holds"),
+              "W": ("reached", "unreached"), "G": ("holds",)}
+
+# The values each P-... parameter may take (model/params.py, requirements.md).
+CHOICES = {
+    "p_approver": ("ack", "error"), "p_unauthorized": ("ack", "error"), "p_keyform": ("raw", "raw-or-projected"),
+    "p_retention": ("from-terminal", "from-creation"), "p_stdio_eof": ("cancel-open", "nothing"),
+    "p_elicit": ("creating-request", "each-get"),
+}
+# Integer parameters and their least sensible value: a model with no request or run explores nothing.
+MINIMUM = {"max_requests": 1, "max_runs": 1, "max_effects": 0, "max_time": 0, "retention": 0, "tick_ms": 1,
+           "harness_max_runs": 0, "harness_max_requests": 0, "harness_max_crashes": 0, "harness_max_attempts": 1}
+# P-MINT: the identity grammar allows at most 128 characters; below 8 the model's deterministic
+# minting may repeat an id within one exploration.
+MINT_RANGE = (8, 128)
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+RUN_TRIGGERS = tuple(dict.fromkeys(t["trigger"] for t in RUN_TRANSITIONS))
 
 
 class AmendmentError(Exception):
@@ -47,70 +71,242 @@ class Amendment(Rules):
     params: dict = {}               # Params fields to change (the P-... parameters and sizes)
     harness_rules = None            # a HarnessRules subclass, for client-side amendments
     source: str = ""                # the RFC clause or row this variant comes from
+    _origin: tuple[Path, str] | None = None     # (file, sha256) of an author's file, set by load_file
 
     @classmethod
     def make_params(cls, base: Params | None = None) -> Params:
         return (base or Params()).with_(**cls.params)
 
 
-def _where(obj) -> str:
+def origin(cls) -> tuple[Path, str] | None:
+    """The file an author's amendment was loaded from and the sha256 of its bytes; None for a built-in."""
+    return vars(cls).get("_origin")
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+# ---- where a mistake is -----------------------------------------------------------------------------
+def _where(obj, attr: str | None = None) -> str:
+    """`file:line` of a function or class; with `attr`, the line that assigns it in the class body."""
     try:
-        return f"{Path(inspect.getsourcefile(obj)).name}:{inspect.getsourcelines(obj)[1]}"
+        file = inspect.getsourcefile(obj)
+        line = inspect.getsourcelines(obj)[1]
     except (OSError, TypeError):
         return getattr(obj, "__qualname__", "?")
+    if attr is not None:
+        line = _assignment_line(Path(file), obj.__name__, line, attr) or line
+    return f"{Path(file).name}:{line}"
 
 
-def validate(cls: type, catalogue_ids: set[str] | None = None) -> None:
-    """Refuse unknown rule names, changed signatures, unknown parameters and expectations."""
-    rules = rule_names()
-    if not cls.name:
-        raise AmendmentError(f"{_where(cls)}: amendment {cls.__name__} has no `name`")
-    for attr, value in vars(cls).items():
-        if attr.startswith("_") or not inspect.isfunction(value):
-            continue
-        if attr not in rules:
-            raise AmendmentError(f"{_where(value)}: {attr!r} is not a rule of the model "
-                                 f"(see `taskmodel rules`)")
-        want = list(rules[attr].parameters)
-        got = list(inspect.signature(value).parameters)
-        if got != want:
-            raise AmendmentError(f"{_where(value)}: rule {attr!r} takes ({', '.join(want)}), not ({', '.join(got)})")
+def _assignment_line(file: Path, cls_name: str, cls_line: int, attr: str) -> int | None:
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8-sig"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == cls_name and \
+                cls_line in (node.lineno, *(d.lineno for d in node.decorator_list)):
+            for stmt in node.body:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+                    [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+                if any(isinstance(t, ast.Name) and t.id == attr for t in targets):
+                    return stmt.lineno
+    return None
+
+
+# ---- what an amendment declares -----------------------------------------------------------------
+def params_problems(params: Params) -> list[str]:
+    """Every value of `params` the model cannot run with (types, ranges, the P-... choices)."""
+    out = []
+    for key, allowed in CHOICES.items():
+        if getattr(params, key) not in allowed:
+            out.append(f"{key} {getattr(params, key)!r} is not one of {', '.join(allowed)}")
+    for key, least in MINIMUM.items():
+        value = getattr(params, key)
+        if not _is_int(value) or value < least:
+            out.append(f"{key} {value!r} must be an integer >= {least}")
+    for key in ("mint_tasked_len", "mint_other_len"):
+        value = getattr(params, key)
+        if not _is_int(value) or not MINT_RANGE[0] <= value <= MINT_RANGE[1]:
+            out.append(f"{key} {value!r} must be an integer from {MINT_RANGE[0]} to {MINT_RANGE[1]}")
+    tenants = _names(params.tenants, "tenants", out)
+    clients = _names(params.clients, "clients", out)
+    subjects = params.subjects
+    if not isinstance(subjects, tuple) or not subjects or not all(isinstance(s, Subject) for s in subjects):
+        out.append("subjects must be a non-empty tuple of model.params.Subject")
+        subjects = ()
+    for s in subjects:
+        if s.tenant not in tenants:
+            out.append(f"subject {s.name!r} is in tenant {s.tenant!r}, which is not among the tenants")
+        if not isinstance(s.scopes, frozenset) or not all(isinstance(x, str) for x in s.scopes):
+            out.append(f"subject {s.name!r}: scopes must be a frozenset of strings")
+    if len({s.name for s in subjects}) != len(subjects):
+        out.append("subjects must have distinct names")
+    servers = params.servers
+    if not isinstance(servers, tuple) or not servers or not all(
+            isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and x[0] and isinstance(x[1], bool)
+            for x in servers):
+        out.append("servers must be a non-empty tuple of (name, serves Tasks: bool) pairs")
+    elif len({x[0] for x in servers}) != len(servers):
+        out.append("servers must have distinct names")
+    harness = params.harness_clients
+    if not isinstance(harness, tuple) or not all(isinstance(x, tuple) and len(x) == 2 for x in harness):
+        out.append("harness_clients must be a tuple of (client, subject) pairs")
+    else:
+        for client, subject in harness:
+            if subject not in {s.name for s in subjects}:
+                out.append(f"harness client {client!r} speaks for {subject!r}, which is not a subject")
+            if client in clients:
+                out.append(f"harness client {client!r} is also a plain client")
+    return out
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _names(value, what: str, out: list[str]) -> tuple:
+    if not isinstance(value, tuple) or not value or not all(isinstance(x, str) and x for x in value):
+        out.append(f"{what} must be a non-empty tuple of non-empty names")
+        return ()
+    if len(set(value)) != len(value):
+        out.append(f"{what} must be distinct")
+    return value
+
+
+def _params_problem(cls) -> str | None:
+    if not isinstance(cls.params, dict):
+        return "`params` must be a dict of model parameters"
     known = {f.name for f in fields(Params)}
     for key in cls.params:
         if key not in known:
-            raise AmendmentError(f"{_where(cls)}: {key!r} is not a model parameter")
-    for rid, verdict in cls.expect.items():
+            return f"{key!r} is not a model parameter"
+    try:
+        problems = params_problems(cls.make_params())
+    except (TypeError, AttributeError, ValueError) as e:
+        return f"params: {e}"
+    return f"params: {problems[0]}" if problems else None
+
+
+def _lifecycle_problem(extra) -> str | None:
+    if not isinstance(extra, (tuple, list)):
+        return "`lifecycle_extra` must be a tuple of transitions"
+    for t in extra:
+        if not isinstance(t, dict) or set(t) != {"trigger", "source", "dest"}:
+            return f"lifecycle_extra: {t!r} is not a {{'trigger', 'source', 'dest'}} transition"
+        if t["trigger"] not in RUN_TRIGGERS:
+            return f"lifecycle_extra: trigger {t['trigger']!r} is not one of {', '.join(RUN_TRIGGERS)}"
+        if not isinstance(t["source"], (list, tuple)) or not t["source"]:
+            return f"lifecycle_extra: the source of {t['trigger']!r} must be a non-empty list of statuses"
+        for status in (*t["source"], t["dest"]):
+            if status not in RUN_STATUSES:
+                return f"lifecycle_extra: {status!r} is not a run status ({', '.join(RUN_STATUSES)})"
+    return None
+
+
+def _expect_problem(expect, ids: dict[str, str]) -> str | None:
+    if not isinstance(expect, dict):
+        return "`expect` must be a dict {requirement id: verdict}"
+    for rid, verdict in expect.items():
         if verdict not in EXPECTATIONS:
-            raise AmendmentError(f"{_where(cls)}: expectation {verdict!r} for {rid} is not one of {EXPECTATIONS}")
-        if catalogue_ids is not None and rid not in catalogue_ids:
-            raise AmendmentError(f"{_where(cls)}: {rid!r} is not a requirement id of the catalogue")
+            return f"expectation {verdict!r} for {rid} is not one of {EXPECTATIONS}"
+        if rid not in ids:
+            return f"{rid!r} is not a requirement id of the catalogue"
+        if ids[rid] and verdict not in EXPECTABLE[ids[rid]]:
+            return (f"{rid} is a {ids[rid]} id: it can be expected {' or '.join(EXPECTABLE[ids[rid]])}, "
+                    f"never {verdict!r}")
+    return None
 
 
+def _rule_problem(cls, rules: dict) -> str | None:
+    for attr, value in vars(cls).items():
+        if attr.startswith("_"):
+            continue
+        wrapped = isinstance(value, (staticmethod, classmethod, property))
+        if attr in rules and not inspect.isfunction(value):
+            what = type(value).__name__ if wrapped else f"a {type(value).__name__} constant"
+            inner = getattr(value, "__func__", None) or getattr(value, "fget", None)
+            where = _where(inner) if inspect.isfunction(inner) else _where(cls, attr)
+            params = ", ".join(rules[attr].parameters)
+            return f"{where}: rule {attr!r} must be a plain method `def {attr}({params})`, not {what}"
+        if not (inspect.isfunction(value) or wrapped):
+            continue
+        func = value if inspect.isfunction(value) else getattr(value, "__func__", None) or value.fget
+        if attr not in rules:
+            return f"{_where(func)}: {attr!r} is not a rule of the model (see `taskmodel rules`)"
+        want = list(rules[attr].parameters)
+        got = list(inspect.signature(value).parameters)
+        if got != want:
+            return f"{_where(value)}: rule {attr!r} takes ({', '.join(want)}), not ({', '.join(got)})"
+    return None
+
+
+def validate(cls: type, catalogue_ids=None) -> None:
+    """Refuse, with file and line, anything an amendment declares that the model cannot run or the
+    gate cannot judge. `catalogue_ids` (default: the catalogue's) are the ids `expect` may name."""
+    from properties.requirements import REQUIREMENTS
+    ids = {rid: REQUIREMENTS[rid][0] if rid in REQUIREMENTS else "" for rid in (catalogue_ids or REQUIREMENTS)}
+    name = cls.name
+    if not name:
+        raise AmendmentError(f"{_where(cls)}: amendment {cls.__name__} has no `name`")
+    if not isinstance(name, str) or not SAFE_NAME.fullmatch(name) or name == "baseline":
+        raise AmendmentError(f"{_where(cls, 'name')}: name {name!r} is not a variant name "
+                             f"(letters, digits, '-', '_', '.'; not 'baseline'; it names a folder, never a path)")
+    if cls.kind not in KINDS:
+        raise AmendmentError(f"{_where(cls, 'kind')}: kind {cls.kind!r} is not one of {', '.join(KINDS)}")
+    for attr in ("changes", "source"):
+        if not isinstance(getattr(cls, attr), str):
+            raise AmendmentError(f"{_where(cls, attr)}: `{attr}` must be a string")
+    problem = _rule_problem(cls, rule_names())
+    if problem:
+        raise AmendmentError(problem)
+    for attr, check in (("params", lambda: _params_problem(cls)),
+                        ("lifecycle_extra", lambda: _lifecycle_problem(cls.lifecycle_extra)),
+                        ("expect", lambda: _expect_problem(cls.expect, ids)),
+                        ("harness_rules", lambda: _harness_problem(cls.harness_rules))):
+        problem = check()
+        if problem:
+            raise AmendmentError(f"{_where(cls, attr)}: {problem}")
+
+
+def _harness_problem(harness_rules) -> str | None:
+    from .harness import HarnessRules
+    if harness_rules is None or (inspect.isclass(harness_rules) and issubclass(harness_rules, HarnessRules)):
+        return None
+    return "`harness_rules` must be a subclass of model.harness.HarnessRules"
+
+
+# ---- an author's file ---------------------------------------------------------------------------
 def load_file(spec: str) -> type:
-    """`path.py` or `path.py:ClassName` -> the amendment class, validated."""
+    """`path.py` or `path.py:ClassName` -> the amendment class, validated; its file and hash recorded."""
     path_text, _, cls_name = spec.partition(":") if not Path(spec).exists() else (spec, "", "")
     path = Path(path_text)
     if not path.is_file():
         raise AmendmentError(f"{path_text}: no such amendment file")
-    text = path.read_text(encoding="utf-8")
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8-sig")
+    except OSError as e:
+        raise AmendmentError(f"{path.name}: cannot be read ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise AmendmentError(f"{path.name}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})") from None
     try:
         code = compile(text, str(path), "exec")
     except SyntaxError as e:
         raise AmendmentError(f"{path.name}:{e.lineno}: syntax error: {e.msg}") from None
-    mod_name = f"amendment_{abs(hash(str(path.resolve())))}"
+    except ValueError as e:     # e.g. a NUL byte in the source
+        raise AmendmentError(f"{path.name}: not Python source ({e})") from None
+    digest = hashlib.sha256(data).hexdigest()
+    mod_name = f"amendment_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]}"
     module = type(sys)(mod_name)
     module.__file__ = str(path)
     sys.modules[mod_name] = module
     try:
         exec(code, module.__dict__)
-    except Exception as e:  # an amendment's own import-time error, reported with its line
-        tb = e.__traceback__
-        line = "?"
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == str(path):
-                line = tb.tb_lineno
-            tb = tb.tb_next
-        raise AmendmentError(f"{path.name}:{line}: {type(e).__name__}: {e}") from None
+    except BaseException as e:  # noqa: B036 -- SystemExit, KeyboardInterrupt and the rest: the file's own doing
+        raise AmendmentError(f"{path.name}:{_raising_line(e, path)}: {type(e).__name__}: {e}") from None
     found = [v for v in vars(module).values()
              if inspect.isclass(v) and issubclass(v, Amendment) and v is not Amendment and v.__module__ == mod_name]
     if cls_name:
@@ -122,5 +318,19 @@ def load_file(spec: str) -> type:
     if len(found) > 1:
         names = ", ".join(v.__name__ for v in found)
         raise AmendmentError(f"{path.name}: several amendments ({names}); name one as {path.name}:Name")
-    validate(found[0])
-    return found[0]
+    cls = found[0]
+    validate(cls)
+    from .variants import builtins
+    if cls.name in builtins():
+        raise AmendmentError(f"{_where(cls, 'name')}: name {cls.name!r} is a built-in variant's; choose another")
+    cls._origin = (path, digest)
+    return cls
+
+
+def _raising_line(e: BaseException, path: Path):
+    tb, line = e.__traceback__, "?"
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == str(path):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line

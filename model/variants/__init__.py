@@ -8,11 +8,18 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from functools import lru_cache
 
 from ..amend import Amendment, AmendmentError, load_file, validate
 
 
 def builtins() -> dict[str, type]:
+    """Every built-in variant by name (a fresh dict: callers may change theirs)."""
+    return dict(_builtins())
+
+
+@lru_cache(maxsize=1)       # the modules do not change within a process; each is validated once
+def _builtins() -> dict[str, type]:
     found: dict[str, type] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         module = importlib.import_module(f"{__name__}.{info.name}")
