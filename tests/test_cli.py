@@ -67,6 +67,6 @@ def test_z3_out_of_time_is_undetermined_never_holding(capsys, tmp_path):
     and says which kind of formula each id has."""
     code, out, _ = run(capsys, "check", "--engine", "z3", "--timeout", "0.01", "--json", "--out", str(tmp_path))
     assert code == 2
-    rows = json.loads(out)["properties"]
+    rows = json.loads(out)["results"][0]["properties"]
     assert rows and {r["verdict"] for r in rows} == {"undetermined"}
     assert {r["kind"] for r in rows} == {"step", "invariant"}

@@ -418,7 +418,7 @@ def test_doc_example_works_when_copied(tmp_path):
                    timeout=180)
     assert r.returncode == 1, r.stderr          # a property refuted, as the amendment expects
     data = json.loads(r.stdout)
-    refuted = {p["name"]: p for p in data["properties"] if p["verdict"] == "refuted"}
+    refuted = {p["name"]: p for p in data["results"][0]["properties"] if p["verdict"] == "refuted"}
     assert "cancel-acknowledged-as-cancelrun" in refuted, sorted(refuted)
     assert refuted["cancel-acknowledged-as-cancelrun"]["ids"] == ["CNL-1"]
 

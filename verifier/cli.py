@@ -1,15 +1,20 @@
-"""`taskmodel`: list the catalogue, check the model and its variants, replay traces, run the gate.
-
-Exit codes: 0 every property holds within the stated budget (known gaps shown as expected);
-1 a property refuted; 2 undetermined (vacuous, unreached, timeout) with nothing refuted;
-3 bad usage or input, with a one-line message.
-"""
+"""`taskmodel`: list the catalogue, check the model and its variants, replay traces, run the gate."""
 from __future__ import annotations
 
 import argparse
 import sys
 
-from .exitcodes import EXIT_OK, EXIT_UNDETERMINED, EXIT_USAGE, UsageError
+from .exitcodes import EXIT_FAULT, EXIT_OK, EXIT_UNDETERMINED, EXIT_USAGE, UsageError
+
+EXIT_CODES = """exit codes:
+  0  every property holds within the stated bounds and budget (known gaps shown as expected)
+  1  a property refuted, with a trace that replays (also when a fault was met too: a refutation
+     that replays is a real answer, and the fault is shown beside it)
+  2  undetermined with nothing refuted: vacuous, unreached, undetermined, an unexercised override
+  3  bad usage or input (one line naming it); also `taskmodel` with no command
+  4  a fault at run time: an amendment's rule or the model raised, called sys.exit, or outlasted
+     --step-timeout (reported with its file and line and the steps that led to it)
+with `check --expect`: 0 exactly when every expectation of the variant is met, else 1 (4 on a fault)"""
 
 
 class Parser(argparse.ArgumentParser):
@@ -17,67 +22,127 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+def _parser(sub, name: str, help: str, **kw):
+    return sub.add_parser(name, help=help, description=help, epilog=EXIT_CODES,
+                          formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+
+
 def build_parser() -> Parser:
-    p = Parser(prog="taskmodel", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="command", parser_class=Parser, required=True)
+    p = Parser(prog="taskmodel", description=__doc__.splitlines()[0], epilog=EXIT_CODES,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}",
+                   help="print the version and exit")
+    sub = p.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
 
-    ls = sub.add_parser("list", help="properties with ids, kinds and clauses; built-in variants")
-    ls.add_argument("--json", action="store_true")
+    ls = _parser(sub, "list", "properties with ids, kinds and clauses; built-in variants")
+    ls.add_argument("--json", action="store_true", help="print the listing as JSON")
 
-    ck = sub.add_parser("check", help="explore the baseline or a variant and print a verdict table")
+    ck = _parser(sub, "check", "explore the baseline or a variant and print a verdict table")
     ck.add_argument("--variant", default=None, help="a built-in variant name, or path/to/amendment.py[:Class]")
-    ck.add_argument("--budget", type=float, default=60.0, help="seconds of exploration (default 60)")
-    ck.add_argument("--seed", type=int, default=0)
+    ck.add_argument("--engine", choices=("hypothesis", "bfs", "z3", "all"), default="hypothesis",
+                    help="hypothesis: random exploration (default); bfs: exhaustive search at a scope; "
+                         "z3: bounded model checking and k-induction; all: each in turn")
+    ck.add_argument("--budget", type=float, default=60.0,
+                    help="wall-clock seconds for the whole check, shrinking included (default 60; at most a day)")
+    ck.add_argument("--seed", type=int, default=0, help="the exploration's seed (default 0)")
     ck.add_argument("--steps", type=int, default=40, help="steps per explored example (default 40)")
-    ck.add_argument("--engine", choices=("hypothesis", "z3", "all"), default="hypothesis")
+    ck.add_argument("--step-timeout", type=float, default=5.0, metavar="S",
+                    help="the longest one step or check may run before it is a fault (default 5 s)")
+    ck.add_argument("--scope", default=None, help="bfs: the named scope to search exhaustively")
+    ck.add_argument("--no-symmetry", action="store_true",
+                    help="bfs: do not merge states that differ only by renaming ids")
+    ck.add_argument("--jobs", type=int, default=1, help="bfs: worker processes (default 1)")
     ck.add_argument("--depth", type=int, default=8, help="Z3 bound (default 8)")
     ck.add_argument("--timeout", type=float, default=300.0,
                     help="Z3 wall-clock seconds for the whole check; what it leaves open is undetermined (default 300)")
-    ck.add_argument("--json", action="store_true", help="print the result as JSON")
+    ck.add_argument("--expect", action="store_true",
+                    help="exit 0 exactly when every expectation of the variant (its `expect`) is met, else 1")
+    ck.add_argument("--json", action="store_true", help="print the result as one JSON object "
+                                                        "(schemas/check-result.schema.json)")
     ck.add_argument("--out", default="out", help="where the result JSON is written (default out/)")
-    ck.add_argument("--counterexamples", default=None,
-                    help="write counterexamples under this folder (counterexamples/ for the committed set)")
+    ck.add_argument("--counterexamples", default=None, metavar="DIR",
+                    help="where counterexample folders are written (default OUT/counterexamples; "
+                         "counterexamples/ is the committed set)")
+    ck.add_argument("--no-counterexamples", action="store_true", help="write no counterexample folders")
+    ck.add_argument("--debug", action="store_true", help="also print the Python traceback of each fault")
 
-    rp = sub.add_parser("replay", help="replay an ITF trace in the executable model")
-    rp.add_argument("file")
+    rp = _parser(sub, "replay", "replay an ITF trace in the executable model")
+    rp.add_argument("file", help="a trace.itf.json written by check or the gate")
+    rp.add_argument("--variant", default=None, metavar="FILE",
+                    help="the amendment file the trace was recorded on (a trace never names a file to import)")
 
-    gt = sub.add_parser("gate", help="re-run the baseline and every built-in variant against the manifest")
-    gt.add_argument("--manifest", default="counterexamples/manifest.json")
+    gt = _parser(sub, "gate", "re-run the baseline and every built-in variant against the manifest")
+    gt.add_argument("--manifest", default="counterexamples/manifest.json",
+                    help="the recorded verdicts (default counterexamples/manifest.json)")
     gt.add_argument("--budget", type=float, default=None, help="seconds per variant (default: the manifest's)")
     gt.add_argument("--only", nargs="*", default=None, help="check only these variants")
     gt.add_argument("--record", action="store_true", help="record the verdicts as the new manifest and "
                                                           "rewrite the committed counterexamples")
     gt.add_argument("--write", action="store_true", help="rewrite the counterexamples from this run "
                                                          "(the manifest is left as it is)")
-    gt.add_argument("--jobs", type=int, default=2)
+    gt.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    gt.add_argument("--variants", nargs="+", default=None, metavar="DIR|FILE",
+                    help="gate these amendments instead of the built-ins (manifest default: "
+                         "counterexamples/manifest.json in the first folder given)")
 
-    sub.add_parser("rules", help="the rules and parameters an amendment may change")
+    _parser(sub, "rules", "the rules and parameters an amendment may change")
 
-    dg = sub.add_parser("diagrams", help="regenerate diagrams/ from the model's lifecycles")
-    dg.add_argument("rest", nargs=argparse.REMAINDER)
-    rpt = sub.add_parser("report", help="write the static HTML report of the latest check")
-    rpt.add_argument("rest", nargs=argparse.REMAINDER)
+    dg = _parser(sub, "diagrams", "regenerate diagrams/ from the model's lifecycles")
+    dg.add_argument("rest", nargs=argparse.REMAINDER, help="options of `taskmodel diagrams --help`")
+    rpt = _parser(sub, "report", "write the static HTML report of the latest check")
+    rpt.add_argument("rest", nargs=argparse.REMAINDER, help="options of `taskmodel report --help`")
     return p
+
+
+def _version() -> str:
+    from .commands import tool_version
+    return tool_version()
+
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    args = None
     try:
         if argv and argv[0] in ("diagrams", "report"):
             # These take their own flags (argparse will not pass `--x` through REMAINDER).
             from . import commands
-            return getattr(commands, f"cmd_{argv[0]}")(argparse.Namespace(rest=argv[1:]))
-        args = build_parser().parse_args(argv)
+            try:
+                return getattr(commands, f"cmd_{argv[0]}")(argparse.Namespace(rest=argv[1:]))
+            except SystemExit as e:    # their own --help
+                return e.code if isinstance(e.code, int) else EXIT_USAGE
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as e:        # --help and --version
+            return e.code if isinstance(e.code, int) else EXIT_OK
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        if args.command == "check" and args.counterexamples is None and not args.no_counterexamples:
+            from pathlib import Path
+            args.counterexamples = str(Path(args.out) / "counterexamples")
+        if getattr(args, "no_counterexamples", False):
+            args.counterexamples = None
         from . import commands
         return getattr(commands, f"cmd_{args.command}")(args)
     except UsageError as e:
-        print(str(e).splitlines()[0], file=sys.stderr)
+        print(str(e).splitlines()[0] if str(e) else "taskmodel: bad usage", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
     except KeyboardInterrupt:
         print("taskmodel: interrupted", file=sys.stderr)
         return EXIT_UNDETERMINED
+    except (Exception, SystemExit) as e:
+        # Model or amendment code that raised (or called sys.exit) outside an engine's guard: a fault,
+        # in one line; never a traceback unless asked for, never a pass.
+        from .faults import locate, one_line
+        if getattr(args, "debug", False):
+            import traceback
+            traceback.print_exception(e, file=sys.stderr)
+        print(f"taskmodel: fault at {locate(e)}: {one_line(e)}", file=sys.stderr)
+        return EXIT_FAULT
 
 
 if __name__ == "__main__":

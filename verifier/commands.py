@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from .exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
+from .exitcodes import EXIT_FAULT, EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
 from .files import write_atomic
 
 
@@ -70,25 +71,59 @@ def cmd_list(args) -> int:
 
 
 # ---- check ----------------------------------------------------------------------------------------
+SCHEMA_VERSION = 1
+UNDETERMINED = ("vacuous", "unreached", "undetermined", "tool-error")
+HOLDING = ("holds", "proved", "proved-bounded")
+
+
 def result_json(result, paths: dict | None = None) -> dict:
+    from .shadow import unexercised
     return {
         "variant": result.variant, "engine": result.engine, "seed": result.seed,
         "bounds": result.bounds, "budget": {"seconds": result.budget_s, "elapsed": round(result.elapsed_s, 2),
                                             "examples": result.examples, "steps": result.steps,
                                             "steps_per_second": round(result.steps_per_second, 1)},
+        "stopped": result.stopped or None, "scope": result.scope, "states": result.states,
         "coverage": {"actions": result.action_counts,
                      "premises": {v.name: v.premise for v in result.verdicts}},
         "properties": [{"name": v.name, "ids": list(v.ids), "kind": v.kind, "clause": v.clause,
                         "verdict": v.verdict, "message": v.message, "length": v.length,
                         "premise": v.premise, "checks": v.checks,
-                        "trace": (paths or {}).get(v.name)} for v in result.verdicts],
+                        "steps": [s.note for s in v.trace] if v.trace is not None else None,
+                        "trace": (paths or {}).get((result.engine, v.name))} for v in result.verdicts],
+        "faults": [f.to_json() for f in result.faults],
+        "overrides": result.overrides, "unexercised": unexercised(result.overrides),
     }
 
 
-def exit_code(verdicts) -> int:
+def expectations(variant, results) -> list[dict]:
+    """The variant's `expect`, judged on every engine's verdicts of the properties naming each id."""
+    out = []
+    for rid, want in dict(getattr(variant, "expect", None) or {}).items():
+        got = sorted({v.verdict for r in results for v in r.verdicts if rid in v.ids})
+        met = {"refuted": "refuted" in got, "unreached": "unreached" in got, "reached": "reached" in got,
+               "holds": bool(got) and set(got) <= set(HOLDING)}.get(want, False)
+        out.append({"id": rid, "want": want, "got": got, "met": met})
+    return out
+
+
+def exit_code(results, expected: list[dict] | None = None) -> int:
+    """1 when something replays as refuted (a fault found too is shown, but a refutation is a real
+    answer); else 4 on a fault; else 2 when anything is undetermined (also an unexercised override);
+    else 0. With `expected` (--expect): 0 exactly when every expectation is met, else 4 on a fault,
+    else 1."""
+    from .shadow import unexercised
+    faults = any(r.faults for r in results)
+    if expected is not None:
+        if all(e["met"] for e in expected):
+            return EXIT_OK
+        return EXIT_FAULT if faults else EXIT_REFUTED
+    verdicts = [v for r in results for v in r.verdicts]
     if any(v.verdict == "refuted" for v in verdicts):
         return EXIT_REFUTED
-    if any(v.verdict in ("vacuous", "unreached", "undetermined", "tool-error") for v in verdicts):
+    if faults:
+        return EXIT_FAULT
+    if any(v.verdict in UNDETERMINED for v in verdicts) or any(unexercised(r.overrides) for r in results):
         return EXIT_UNDETERMINED
     return EXIT_OK
 
@@ -98,10 +133,14 @@ STYLE = {"holds": "green", "proved": "green", "proved-bounded": "green", "reache
          "undetermined": "yellow", "tool-error": "bold magenta"}
 
 
-def print_result(result, con) -> None:
+def print_result(result, con, told: dict | None = None, paths: dict | None = None, debug: bool = False) -> None:
     from rich.table import Table
+
+    from .shadow import unexercised
     t = Table(title=f"{result.variant}: {result.engine}")
-    for col in ("property", "ids", "kind", "verdict", "premise", "length", "message"):
+    # The property names are the row keys: never fold them mid-word, even at 80 columns.
+    t.add_column("property", no_wrap=True, min_width=12)
+    for col in ("ids", "kind", "verdict", "premise", "length", "message"):
         t.add_column(col, overflow="fold")
     for v in result.verdicts:
         t.add_row(v.name, ", ".join(v.ids), v.kind, f"[{STYLE.get(v.verdict, 'white')}]{v.verdict}[/]",
@@ -109,11 +148,21 @@ def print_result(result, con) -> None:
     con.print(t)
     if result.action_counts:                      # Z3 explores no concrete actions
         cov = Table(title="coverage: actions fired")
-        cov.add_column("action")
+        cov.add_column("action", no_wrap=True)
         cov.add_column("times", justify="right")
         for name, n in sorted(result.action_counts.items(), key=lambda kv: -kv[1]):
             cov.add_row(name, str(n))
         con.print(cov)
+    if result.overrides:
+        ov = Table(title="overrides: calls, and answers that differed from the baseline's")
+        ov.add_column("rule", no_wrap=True)
+        ov.add_column("calls", justify="right")
+        ov.add_column("differed", justify="right")
+        ov.add_column("")
+        idle = set(unexercised(result.overrides))
+        for rule, c in result.overrides.items():
+            ov.add_row(rule, str(c["calls"]), str(c["differed"]), "[yellow]unexercised[/]" if rule in idle else "")
+        con.print(ov)
     b = result.bounds
     con.print(f"bounds: {', '.join(f'{k}={v}' for k, v in b.items())}")
     if result.engine == "z3":
@@ -121,54 +170,195 @@ def print_result(result, con) -> None:
     else:
         con.print(f"budget: {result.budget_s:g} s, used {result.elapsed_s:.1f} s; seed {result.seed}; "
                   f"{result.examples} examples, {result.steps} steps ({result.steps_per_second:.0f} steps/s)")
+    if result.stopped:
+        con.print(f"stopped early: {result.stopped}")
+    for v in result.verdicts:
+        if v.verdict == "refuted" and v.trace is not None:
+            con.print(f"\n[bold red]{v.name}[/] ({', '.join(v.ids)}) refuted in {len(v.trace)} steps:")
+            _print_steps(con, (told or {}).get((result.engine, v.name)) or [(s.note, []) for s in v.trace])
+            con.print(f"   [red]{v.message}[/]")
+            if (paths or {}).get((result.engine, v.name)):
+                con.print(f"   trace: {paths[(result.engine, v.name)]}")
+    for f in result.faults:
+        con.print(f"\n[bold magenta]fault[/] at {f.where}: {f.error}" + (f" during {f.action}" if f.action else ""))
+        _print_steps(con, [(n, []) for n in f.notes])
+        if f.history and f.action and f.history[-1][0] == f.action:
+            con.print(f"   {len(f.notes) + 1}. {f.action}({', '.join(f'{k}={v!r}' for k, v in f.history[-1][1].items())}) raised")
+        if debug and f.trace:
+            con.print(f.trace, markup=False, highlight=False)
     vac = [v.name for v in result.verdicts if v.verdict in ("vacuous", "unreached")]
     if vac:
         con.print(f"[yellow]undetermined (premise never reached or witness unreached): {', '.join(vac)}[/]")
+    idle = unexercised(result.overrides)
+    if idle:
+        con.print(f"[yellow]unexercised (an override never fired, or never answered otherwise than the "
+                  f"baseline): {', '.join(idle)}[/]")
+
+
+def _print_steps(con, steps) -> None:
+    for i, (note, changes) in enumerate(steps, start=1):
+        con.print(f"   {i}. {note}", markup=False, highlight=False)
+        for c in changes:
+            con.print(f"      - {c}", markup=False, highlight=False)
+
+
+def _told(make_world, trace) -> list[tuple[str, list[str]]]:
+    """Each step's note and what it changed, by replay (as `trace.md` tells them)."""
+    from . import itf
+    world = make_world()
+    prev, out = itf.snapshot(world), []
+    for step in trace:
+        s = world.apply(step.action, step.args, check=False)
+        now = itf.snapshot(world)
+        out.append((s.note, itf.changes(prev, now)))
+        prev = now
+    return out
+
+
+def _check_limits(args) -> None:
+    """Refuse what cannot be a meaningful bound: zero, negative, NaN, infinite or absurd values."""
+    import math
+    day = 86_400.0
+    for flag, value, low, high in (("--budget", args.budget, 0.0, day), ("--timeout", args.timeout, 0.0, day),
+                                   ("--step-timeout", args.step_timeout, 0.0, 3600.0)):
+        if not math.isfinite(value) or not low < value <= high:
+            raise UsageError(f"taskmodel: {flag} must be a number of seconds above 0 and at most {high:g}, not {value:g}")
+    for flag, value, high in (("--steps", args.steps, 10_000), ("--depth", args.depth, 1_000), ("--jobs", args.jobs, 256)):
+        if not 1 <= value <= high:
+            raise UsageError(f"taskmodel: {flag} must be a whole number from 1 to {high}, not {value}")
+
+
+class Heartbeat:
+    """On a terminal a transient progress bar; elsewhere (CI logs) one line every few seconds."""
+
+    def __init__(self, every: float = 5.0):
+        import sys
+        import time
+        self.tty = sys.stderr.isatty()
+        self.every, self.clock = every, time.monotonic
+        self.last = self.clock()
+
+    def beat(self, text: str) -> None:
+        import sys
+        now = self.clock()
+        if not self.tty and now - self.last >= self.every:
+            self.last = now
+            print(f"taskmodel: {text}", file=sys.stderr, flush=True)
 
 
 def cmd_check(args) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .watchdog import Watchdog
+    _check_limits(args)
     variant = _variant(args.variant)
-    if args.budget <= 0 or args.steps <= 0:
-        raise UsageError("taskmodel: --budget and --steps must be positive")
+    expected_only = getattr(args, "expect", False)
+    if expected_only and not getattr(variant, "expect", None):
+        raise UsageError("taskmodel: --expect: the variant declares no `expect` to judge")
     con = Console(stderr=args.json)
     if not con.is_terminal:
         con = Console(stderr=args.json, width=200)    # logs and CI: do not fold the table to 80 columns
+    engines = ("hypothesis", "bfs", "z3") if args.engine == "all" else (args.engine,)
     results = []
-    if args.engine in ("hypothesis", "all"):
-        from .explore import explore
-        with Progress(TextColumn("exploring {task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
-                      TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task(getattr(variant, "name", "baseline"), total=1.0, info="")
-
-            def progress(frac, obs, refuted):
-                bar.update(task, completed=frac, info=f"{obs.steps} steps, {len(refuted)} refuted")
-            results.append(explore(variant, budget=args.budget, seed=args.seed, step_count=args.steps,
-                                   progress=progress))
-    if args.engine in ("z3", "all"):
-        results.append(_z3_result(variant, args))
-    paths = {}
-    if args.counterexamples:
-        from . import counterexamples
-        from .explore import world_factory
-        for r in results:
-            for v in r.verdicts:
-                if v.trace is not None and v.verdict in ("refuted", "known-gap", "reached"):
-                    paths[v.name] = str(counterexamples.write(Path(args.counterexamples), variant, v,
-                                                              world_factory(variant), r.seed) / "trace.itf.json")
-    payload = [result_json(r, paths) for r in results]
+    with Watchdog(args.step_timeout):
+        for engine in engines:
+            got = _run_engine(engine, variant, args, strict=args.engine != "all")
+            if got is not None:
+                results.append(got)
+        paths, told = _counterexamples(variant, results, args)
+    expected = expectations(variant, results)
+    code = exit_code(results, expected if expected_only else None)
+    payload = {"schema_version": SCHEMA_VERSION, "tool": {"name": "taskmodel", "version": tool_version()},
+               "command": "check", "variant": results[0].variant,
+               "results": [result_json(r, paths) for r in results],
+               "expectations": expected, "exit_code": code}
+    text = json.dumps(payload, indent=1) + "\n"
     out = Path(args.out) / f"check-{results[0].variant}.json"
-    write_atomic(out, json.dumps(payload[0] if len(payload) == 1 else payload, indent=1) + "\n")
-    write_atomic(Path(args.out) / "latest-check.json", json.dumps(payload[0] if len(payload) == 1 else payload, indent=1) + "\n")
+    write_atomic(out, text)
+    write_atomic(Path(args.out) / "latest-check.json", text)
     if args.json:
-        print(json.dumps(payload[0] if len(payload) == 1 else payload, indent=1))
+        print(text, end="")
     else:
         for r in results:
-            print_result(r, con)
+            print_result(r, con, told, paths, debug=args.debug)
+        for e in expected:
+            verdict = "as expected" if e["met"] else "[bold red]unexpected[/]"
+            con.print(f"expect {e['id']} {e['want']}: {verdict} (got {', '.join(e['got']) or 'no property'})")
+        if paths:
+            con.print(f"counterexamples written under {args.counterexamples}")
         con.print(f"result written to {out}")
-    verdicts = [v for r in results for v in r.verdicts]
-    return exit_code(verdicts)
+    return code
+
+
+def _run_engine(engine: str, variant, args, strict: bool):
+    beat = Heartbeat()
+    name = getattr(variant, "name", "baseline")
+    if engine == "hypothesis":
+        return _explore(variant, args, beat)
+    if engine == "bfs":
+        try:
+            from .engines.bfs import run_bfs
+        except ImportError:
+            if strict:
+                raise UsageError("taskmodel: the bfs engine is not available in this build") from None
+            print("taskmodel: the bfs engine is not available in this build; skipped", file=sys.stderr)
+            return None
+        return run_bfs(variant, scope=args.scope, symmetry=not args.no_symmetry, jobs=args.jobs,
+                       budget=args.budget, progress=lambda *a, **k: beat.beat(f"searching {name} exhaustively"))
+    return _z3_result(variant, args)
+
+
+def _explore(variant, args, beat):
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .explore import explore
+    name = getattr(variant, "name", "baseline")
+    with Progress(TextColumn("exploring {task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True, disable=not beat.tty) as bar:
+        task = bar.add_task(name, total=1.0, info="")
+
+        def progress(frac, obs, refuted):
+            info = f"{obs.steps} steps, {len(refuted)} refuted"
+            bar.update(task, completed=frac, info=info)
+            beat.beat(f"exploring {name}: {frac:.0%} of the budget, {info}")
+        return explore(variant, budget=args.budget, seed=args.seed, step_count=args.steps, progress=progress,
+                       shadow=True)
+
+
+def _counterexamples(variant, results, args):
+    """Write a folder per refuted property, known gap and witness (by default under out/), and tell
+    each refuted property's steps with what they changed."""
+    from . import counterexamples
+    from .explore import guarded_factory, world_factory
+    paths, told = {}, {}
+    make = guarded_factory(world_factory(variant))
+    for r in results:
+        for v in r.verdicts:
+            if v.trace is None or v.verdict not in ("refuted", "known-gap", "reached"):
+                continue
+            key = (r.engine, v.name)
+            try:
+                if v.verdict == "refuted":
+                    told[key] = _told(make, v.trace)
+                if args.counterexamples:
+                    paths[key] = str(counterexamples.write(Path(args.counterexamples), variant, v, make, r.seed)
+                                     / "trace.itf.json")
+            except Exception as e:      # a trace that no longer replays is told by its notes alone
+                print(f"taskmodel: {v.name}: the trace could not be written ({type(e).__name__}: {e})",
+                      file=sys.stderr)
+    return paths, told
+
+
+def tool_version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("taskmodel")
+    except metadata.PackageNotFoundError:
+        import re
+        text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+        found = re.search(r'^version\s*=\s*"([^"]+)"', text, re.M)
+        return found.group(1) if found else "unknown"
 
 
 def _z3_result(variant, args):

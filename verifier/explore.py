@@ -15,7 +15,9 @@ from hypothesis.stateful import run_state_machine_as_test
 from model.world import World
 from properties.base import load_catalogue
 
-from .machine import STEPS_PER_DRAW, Observations, Violation, check_liveness, check_step, make_machine
+from .faults import Fault, ModelFault, fault_of
+from .machine import (STEPS_PER_DRAW, Observations, OutOfBudget, Violation, check_liveness, check_step,
+                      guard_world, make_machine)
 from .replay import run_trace, shrink
 
 
@@ -49,6 +51,11 @@ class CheckResult:
     steps: int
     action_counts: dict
     verdicts: list[PropertyVerdict] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)     # errors at run time: exit 4 unless refuted
+    overrides: dict | None = None      # rule -> {"calls": n, "differed": m}, for a variant's own rules
+    stopped: str = ""                  # why the search ended before its budget, when it did
+    states: dict | None = None         # an exhaustive engine's state counts
+    scope: dict | None = None          # an exhaustive engine's scope
 
     @property
     def steps_per_second(self) -> float:
@@ -74,6 +81,20 @@ def world_factory(variant=None, base_params=None):
     return make
 
 
+def guarded_factory(make_world):
+    """Worlds whose steps turn any error into a ModelFault (`machine.guard_world`); an error while
+    building the world is a fault too."""
+    def make():
+        try:
+            world = make_world()
+        except (KeyboardInterrupt, ModelFault):
+            raise
+        except BaseException as e:
+            raise ModelFault(fault_of(e, [], "building the initial world")) from e
+        return guard_world(world)
+    return make
+
+
 def scenario_stories(catalogue) -> dict[str, list]:
     """The scenario stories the catalogue modules ship (`STORIES`): directed test drivers for
     behaviours random steps reach rarely (a call that acts, loses its answer, and is re-issued)."""
@@ -90,10 +111,10 @@ def play_scenarios(make_world, catalogue, asserted, obs, refuted) -> int:
     exploration. A story a variant does not enable is cut where it diverges. Returns how many ran."""
     ran = 0
     for story in scenario_stories(catalogue).values():
-        world = make_world()
         obs.examples += 1
         ran += 1
         try:
+            world = make_world()
             for action, args in story:
                 try:
                     args = args(world) if callable(args) else args
@@ -106,26 +127,44 @@ def play_scenarios(make_world, catalogue, asserted, obs, refuted) -> int:
         except Violation as v:
             refuted.setdefault(v.prop.name, v)
             asserted.discard(v.prop.name)
+        except ModelFault as e:
+            obs.fault(e.fault)
+            break
     return ran
 
 
 def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int = 40, examples_per_chunk: int = 25,
             props=None, base_params=None, progress=None, shrink_share: float = 0.25,
-            chunks: int | None = None) -> CheckResult:
+            chunks: int | None = None, shadow: bool = False) -> CheckResult:
     """Explore for `budget` seconds, or for exactly `chunks` chunks of examples when given (the
     gate's deterministic mode: the same seed then gives the same verdicts and traces; a run that
-    hits the time budget first says so, and its holding verdicts become undetermined)."""
+    hits the time budget first says so, and its holding verdicts become undetermined).
+
+    In budget mode the budget bounds the whole call: the search stops early when every asserted
+    property is already refuted, and shrinking stops when the budget is spent. A fault (a rule or
+    the model raising, or a step outlasting the watchdog) stops the search; it is shrunk by replay
+    and reported in `faults`, and what still holds is undetermined. With `shadow`, each rule the
+    variant overrides is counted and compared with the baseline's (`verifier.shadow`)."""
     started = time.monotonic()
-    make_world = world_factory(variant, base_params)
+    recorder = None
+    if shadow and variant is not None:
+        from .shadow import instrument
+        variant_run, recorder = instrument(variant)
+    else:
+        variant_run = variant
+    make_world = guarded_factory(lambda: world_factory(variant_run, base_params)())
     catalogue = props if props is not None else list(load_catalogue().values())
     asserted = {p.name for p in catalogue if p.asserted}
-    obs = Observations()
+    obs = Observations(deadline=None if chunks is not None else started + budget)
     refuted: dict[str, Violation] = {}
     scenarios = play_scenarios(make_world, catalogue, asserted, obs, refuted)
     search_until = started + budget * (1 - shrink_share) if chunks is None else started + budget
     chunk = 0
-    truncated = False
-    while time.monotonic() < search_until and (chunks is None or chunk < chunks):
+    stopped = "a fault" if obs.faults else ""
+    while not stopped and time.monotonic() < search_until and (chunks is None or chunk < chunks):
+        if chunks is None and not asserted and any(p.asserted for p in catalogue):
+            stopped = "every asserted property is refuted"
+            break
         machine = make_machine(make_world, catalogue, asserted, obs)
         hyp_seed(seed * 100_003 + chunk)(machine)
         chunk += 1
@@ -135,28 +174,46 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
                 deadline=None, database=None,
                 report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
                 phases=[Phase.generate], print_blob=False))
-        except Violation:
-            v = obs.last_failure
-            refuted[v.prop.name] = v
-            asserted.discard(v.prop.name)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:
+            # The first failure of the chunk was recorded where it happened; Hypothesis re-raises it
+            # (or, when its replay differs, a Flaky error about it).
+            if obs.faults:
+                stopped = "a fault"
+            elif obs.last_failure is not None:
+                v, obs.last_failure = obs.last_failure, None
+                refuted[v.prop.name] = v
+                asserted.discard(v.prop.name)
+            elif isinstance(e, OutOfBudget) or (obs.deadline is not None and time.monotonic() > obs.deadline):
+                break
+            else:                       # an error of the engine itself: a fault, never a verdict
+                obs.fault(fault_of(e, [], "the exploration"))
+                stopped = "a fault"
         if progress:
             progress(min(1.0, (time.monotonic() - started) / budget), obs, refuted)
+    if recorder is not None:
+        recorder.enabled = False        # replays while shrinking are not behaviours to count
 
     # Shorten every counterexample and witness further by replay (Hypothesis shrinks per example).
     traces: dict[str, tuple[str, list]] = {n: (v.message, v.history) for n, v in refuted.items()}
     for name, (msg, hist) in obs.observed.items():
         traces.setdefault(name, (msg, hist))
-    by_name = {p.name: p for p in catalogue}
-    truncated = chunks is not None and chunk < chunks
+    truncated = chunks is not None and chunk < chunks and not stopped
     for name, (msg, hist) in sorted(traces.items(), key=lambda kv: (len(kv[1][1]), kv[0])):
         if chunks is None and time.monotonic() > started + budget:
             break
         moves = [(s.action, s.args) for s in hist]
         created = [s.created for s in hist]
-        small, _ = shrink(make_world, moves, created, catalogue, name)
-        out = run_trace(make_world, small, catalogue, name)
+        try:
+            small, _ = shrink(make_world, moves, created, catalogue, name)
+            out = run_trace(make_world, small, catalogue, name)
+        except ModelFault:
+            continue                    # a shorter candidate faulted where it drained: keep this one
         if out.violation is not None and len(out.violation.history) <= len(hist):
             traces[name] = (out.violation.message, out.violation.history)
+    faults = [shrink_fault(make_world, f, catalogue, None if chunks is not None else started + budget)
+              for f in obs.faults]
 
     verdicts = []
     for p in catalogue:
@@ -164,18 +221,61 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
         premise = obs.premise_counts.get(p.name, 0)
         if p.asserted:
             verdict = "refuted" if p.name in refuted else ("holds" if premise or p.premise is None else "vacuous")
-            if verdict == "holds" and truncated:
+            if verdict == "holds" and (truncated or faults):
                 verdict = "undetermined"
         elif p.kind == "witness":
-            verdict = "reached" if hist is not None else "unreached"
+            verdict = "reached" if hist is not None else ("unreached" if not faults else "undetermined")
         else:
             verdict = "known-gap" if hist is not None else ("holds" if premise or p.premise is None else "vacuous")
+            if verdict == "holds" and faults:
+                verdict = "undetermined"
         verdicts.append(PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict,
                                         msg, hist, premise, obs.checks.get(p.name, 0)))
-    params = make_world().params
+    params = _params(variant, base_params)
     return CheckResult(
         variant=getattr(variant, "name", "baseline") if variant else "baseline", engine="hypothesis", seed=seed,
         budget_s=budget, elapsed_s=time.monotonic() - started,
         bounds={**params.sizes(), "steps_per_example": step_count, "examples_per_chunk": examples_per_chunk,
                 "chunks": chunk, "scenarios": scenarios}, examples=obs.examples, steps=obs.steps,
-        action_counts=dict(sorted(obs.action_counts.items())), verdicts=verdicts)
+        action_counts=dict(sorted(obs.action_counts.items())), verdicts=verdicts, faults=faults,
+        overrides=recorder.summary() if recorder is not None else None, stopped=stopped)
+
+
+def _params(variant, base_params):
+    from model.amend import Amendment
+    from model.params import Params
+    try:
+        if variant is not None and issubclass(variant, Amendment):
+            return variant.make_params(base_params)
+    except Exception:                   # the fault this raises is reported by the exploration
+        pass
+    return base_params or Params()
+
+
+def _fault_at(make_world, moves, catalogue) -> Fault | None:
+    """The fault replaying `moves` meets, if any (a violation or a divergence first is none)."""
+    try:
+        out = run_trace(make_world, moves, catalogue, None)
+    except ModelFault as e:
+        return e.fault
+    return getattr(out.world, "last_fault", None) if out.violation is None else None
+
+
+def shrink_fault(make_world, fault: Fault, catalogue, deadline: float | None) -> Fault:
+    """The shortest prefix-preserving sub-trace found by replay that meets the same fault (the same
+    place and kind of exception), by greedy removal of chunks of steps, until `deadline`."""
+    best, best_fault = list(fault.history), fault
+    chunk = max(1, len(best) // 2)
+    while chunk >= 1 and len(best) > 1:
+        i = 0
+        while i < len(best) - 1:             # the faulting move itself stays
+            if deadline is not None and time.monotonic() > deadline:
+                return best_fault
+            cand = best[:i] + best[i + chunk:]
+            got = _fault_at(make_world, cand, catalogue) if cand else None
+            if got is not None and got.signature() == fault.signature() and len(got.history) < len(best):
+                best, best_fault = list(got.history), got
+            else:
+                i += chunk
+        chunk //= 2
+    return best_fault

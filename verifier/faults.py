@@ -6,49 +6,95 @@ exception in one line and the protocol steps that led to it, and the command exi
 """
 from __future__ import annotations
 
+import sys
+import sysconfig
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from model.world import ModelError
+
 _ROOT = Path(__file__).resolve().parent.parent
+_MODEL = ("model", "properties")
+_LIBRARIES = tuple({str(Path(p).resolve()) for p in (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
+                                                     sys.prefix, sys.base_prefix)})
 
 
 @dataclass
 class Fault:
-    where: str                  # "file.py:LINE" of the innermost frame in an amendment or the model
+    where: str                  # "file.py:LINE" of the innermost frame in an amendment, else the model
     error: str                  # "KeyError: 'x'", one line
-    history: list = field(default_factory=list)   # the Step records up to and including the faulting one
-    action: str | None = None   # the protocol action being taken, when known
+    history: list = field(default_factory=list)   # the (action, args) moves up to and including the faulting one
+    action: str | None = None   # what was being done: a protocol action, or "the check of <property>"
+    notes: list = field(default_factory=list)     # the steps before it, told in protocol words
+    trace: str = field(default="", repr=False, compare=False)   # the Python traceback, for --debug
 
     def line(self) -> str:
         at = f" during {self.action}" if self.action else ""
         return f"{self.where}: {self.error}{at}"
 
+    def signature(self) -> tuple:
+        """What makes two faults the same one: the place and the kind of exception."""
+        return self.where, self.error.split(":", 1)[0]
 
-class ModelFault(Exception):
-    """Raised by an engine when a step or a check faulted; carries the Fault."""
+    def to_json(self) -> dict:
+        return {"where": self.where, "error": self.error, "action": self.action, "length": len(self.history),
+                "steps": [{"action": a, "args": dict(args)} for a, args in self.history], "notes": list(self.notes)}
+
+
+class ModelFault(ModelError):
+    """Raised when a step, an enabled-move computation or a check faulted; carries the Fault. A
+    ModelError, so a replay that meets it stops there (the move could not be taken) instead of crashing."""
 
     def __init__(self, fault: Fault):
         super().__init__(fault.line())
         self.fault = fault
 
 
+def _rank(path: Path) -> tuple[int, str]:
+    """2 an amendment (a built-in variant, or any file outside the tool and the libraries),
+    1 the model or the catalogue, 0 the engines and the libraries; with the name to show."""
+    try:
+        rel = path.resolve().relative_to(_ROOT)
+    except (ValueError, OSError):
+        library = path.suffix != ".py" or str(path).startswith(_LIBRARIES) or "site-packages" in path.parts \
+            or "dist-packages" in path.parts
+        return (0 if library else 2), path.name
+    if rel.parts[:2] == ("model", "variants"):
+        return 2, rel.as_posix()
+    if rel.parts[0] in _MODEL:
+        return 1, rel.as_posix()
+    if rel.parts[0] in ("verifier", "tests", ".venv"):
+        return 0, rel.as_posix()
+    return 2, rel.as_posix()
+
+
 def locate(exc: BaseException) -> str:
-    """The innermost frame outside the engines: an amendment's file, else the model's or catalogue's."""
+    """The innermost frame of an amendment, else of the model or the catalogue, else the innermost."""
     frames = traceback.extract_tb(exc.__traceback__)
-    best = None
+    best: dict[int, str] = {}
     for fr in frames:
-        path = Path(fr.filename)
-        try:
-            rel = path.resolve().relative_to(_ROOT)
-            inside = rel.parts[0] in ("model", "properties")
-        except ValueError:
-            rel, inside = path, "site-packages" not in path.parts and path.suffix == ".py" and "lib" not in path.parts[:-1]
-        if inside or (best is None and not str(rel).startswith("verifier")):
-            best = f"{rel.as_posix() if isinstance(rel, Path) and not rel.is_absolute() else path.name}:{fr.lineno}"
-    return best or (f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?")
+        rank, name = _rank(Path(fr.filename))
+        best[rank] = f"{name}:{fr.lineno}"
+    for rank in (2, 1, 0):
+        if rank in best:
+            return best[rank]
+    return "?"
 
 
 def one_line(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else ""
+    lines = str(exc).strip().splitlines()
+    text = lines[0].strip() if lines else ""
+    if len(text) > 200:
+        text = text[:197] + "..."
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def fault_of(exc: BaseException, history, action: str | None, args: dict | None = None) -> Fault:
+    """The Fault of `exc`, raised while doing `action` (with `args`, a protocol move) after `history`
+    (the Step records before it)."""
+    moves = [(s.action, dict(s.args)) for s in history]
+    if args is not None:
+        moves.append((action, dict(args)))
+    return Fault(locate(exc), one_line(exc), moves, action, [s.note for s in history],
+                 "".join(traceback.format_exception(exc)))

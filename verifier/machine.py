@@ -8,6 +8,7 @@ Counterexamples are then told in protocol words by `verifier.story`, not as Hypo
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
@@ -15,6 +16,10 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 
 from model.actions import load_all
 from model.fairness import drain
+from model.world import ModelError
+
+from . import watchdog
+from .faults import Fault, ModelFault, fault_of
 
 
 STEPS_PER_DRAW = 4
@@ -24,6 +29,46 @@ class Violation(AssertionError):
     def __init__(self, prop, message, history):
         super().__init__(f"{prop.name} ({', '.join(prop.ids)}): {message}")
         self.prop, self.message, self.history = prop, message, history
+
+
+class OutOfBudget(Exception):
+    """The command's wall-clock budget ran out in the middle of an example."""
+
+
+def guard_world(world):
+    """`world`, with its steps and enabled-move lists made fault-aware: whatever a rule or the model
+    raises there (also SystemExit, or the watchdog's StepTimeout) becomes a ModelFault naming the
+    move, and each step is bounded by the watchdog."""
+    apply, moves = world.apply, world.moves
+
+    def guarded_moves(name):
+        try:
+            return moves(name)
+        except (KeyboardInterrupt, ModelFault):
+            raise
+        except BaseException as e:
+            raise _faulted(world, e, world.history, f"the enabled moves of {name}") from e
+
+    def guarded_apply(name, args=None, check=True):
+        args = dict(args or {})
+        if check and args not in guarded_moves(name):
+            raise ModelError(f"{name}({args}) is not enabled in this state")
+        try:
+            with watchdog.current().bounded():
+                return apply(name, args, check=False)
+        except (KeyboardInterrupt, ModelFault):
+            raise
+        except BaseException as e:
+            raise _faulted(world, e, world.history, name, args) from e
+
+    world.apply, world.moves = guarded_apply, guarded_moves
+    return world
+
+
+def _faulted(world, exc, history, action, args=None) -> ModelFault:
+    fault = fault_of(exc, history, action, args)
+    world.last_fault = fault          # a replay that stops at a fault is read back from its world
+    return ModelFault(fault)
 
 
 @dataclass
@@ -36,37 +81,67 @@ class Observations:
     steps: int = 0
     examples: int = 0
     last_failure: Violation | None = None
+    faults: list = field(default_factory=list)        # the first Fault of each signature
+    deadline: float | None = None                     # the monotonic time the command must stop by
+
+    def fault(self, f: Fault) -> None:
+        if all(g.signature() != f.signature() for g in self.faults):
+            self.faults.append(f)
 
 
 def check_step(world, step, props, asserted, obs: Observations):
     obs.steps += 1
     obs.action_counts[step.action] = obs.action_counts.get(step.action, 0) + 1
-    for p in props:
-        if p.kind == "liveness":
-            continue
-        if p.premise is not None and p.premise(world, step):
-            obs.premise_counts[p.name] = obs.premise_counts.get(p.name, 0) + 1
-        msg = p.check(world, step)
-        obs.checks[p.name] = obs.checks.get(p.name, 0) + 1
-        if msg:
-            if p.name in asserted:
-                v = Violation(p, msg, list(world.history))
-                obs.last_failure = v
-                raise v
-            if p.name not in obs.observed or len(world.history) < len(obs.observed[p.name][1]):
-                obs.observed[p.name] = (msg, list(world.history))
+    p = None
+    try:
+        with watchdog.current().bounded():
+            for p in props:
+                if p.kind == "liveness":
+                    continue
+                if p.premise is not None and p.premise(world, step):
+                    obs.premise_counts[p.name] = obs.premise_counts.get(p.name, 0) + 1
+                msg = p.check(world, step)
+                obs.checks[p.name] = obs.checks.get(p.name, 0) + 1
+                if msg:
+                    if p.name in asserted:
+                        v = Violation(p, msg, list(world.history))
+                        obs.last_failure = v
+                        raise v
+                    if p.name not in obs.observed or len(world.history) < len(obs.observed[p.name][1]):
+                        obs.observed[p.name] = (msg, list(world.history))
+    except (KeyboardInterrupt, ModelFault, Violation):
+        raise
+    except BaseException as e:      # a check that raises judged nothing: a fault, never a refutation
+        raise _faulted(world, e, world.history, f"the check of {p.name}" if p else "the checks") from e
+
+
+def _judge(world, p, call):
+    """A property's own code run on the state: if it raises, it judged nothing (a fault)."""
+    try:
+        return call()
+    except (KeyboardInterrupt, ModelFault):
+        raise
+    except BaseException as e:
+        raise _faulted(world, e, world.history, f"the check of {p.name}") from e
 
 
 def check_liveness(world, props, asserted, obs: Observations, limit: int = 200):
     live = [p for p in props if p.kind == "liveness"]
     if not live:
         return
-    quiesced = drain(world, limit, on_step=lambda s: check_step(world, s, props, asserted, obs))
+    before = list(world.history)
+    try:
+        with watchdog.current().bounded():
+            quiesced = drain(world, limit, on_step=lambda s: check_step(world, s, props, asserted, obs))
+    except (KeyboardInterrupt, ModelFault, Violation):
+        raise
+    except BaseException as e:      # the drain asks the rules too (who may approve, what is enabled)
+        raise _faulted(world, e, before, "the fair drain before liveness is judged") from e
     world.facts["drain_quiesced"] = quiesced
     for p in live:
-        if p.premise is not None and p.premise(world, None):
+        if p.premise is not None and _judge(world, p, lambda: p.premise(world, None)):
             obs.premise_counts[p.name] = obs.premise_counts.get(p.name, 0) + 1
-        msg = p.check(world, None)
+        msg = _judge(world, p, lambda: p.check(world, None))
         obs.checks[p.name] = obs.checks.get(p.name, 0) + 1
         if msg:
             if p.name in asserted:
@@ -77,7 +152,9 @@ def check_liveness(world, props, asserted, obs: Observations, limit: int = 200):
 
 
 def make_machine(make_world, props, asserted: set[str], obs: Observations, actions=None):
-    """A RuleBasedStateMachine class over `make_world()`; `actions` limits the rules (default all)."""
+    """A RuleBasedStateMachine class over `make_world()` (a guarded world: see `guard_world`);
+    `actions` limits the rules (default all). A fault is recorded in `obs.faults` and ends the
+    example; after a failed step the teardown judges nothing (the world is not a behaviour)."""
     table = load_all()
     names = [n for n in table if actions is None or n in actions]
 
@@ -85,26 +162,41 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
         def __init__(self):
             self.names = names
             super().__init__()
-            self.world = make_world()
+            self.failed = False
             self._moves = {}
             self._enabled = None
             self.swarm = -1          # every action, until the swarm is drawn
             obs.examples += 1
+            self.world = self.guarded(make_world)
+
+        def guarded(self, call):
+            try:
+                return call()
+            except ModelFault as e:
+                self.failed = True
+                obs.fault(e.fault)
+                raise
+            except Violation:
+                self.failed = True
+                raise
 
         def moves(self, name):
             got = self._moves.get(name)
             if got is None:
-                got = self._moves[name] = table[name].moves(self.world)
+                got = self._moves[name] = self.world.moves(name)
             return got
 
         def take(self, name, i):
+            if obs.deadline is not None and time.monotonic() > obs.deadline:
+                raise OutOfBudget
             moves = self.moves(name)
             step = self.world.apply(name, moves[i % len(moves)], check=False)
             self._moves, self._enabled = {}, None
             check_step(self.world, step, props, asserted, obs)
 
         def teardown(self):
-            check_liveness(self.world, props, asserted, obs)
+            if not self.failed and getattr(self, "world", None) is not None:
+                self.guarded(lambda: check_liveness(self.world, props, asserted, obs))
 
         @precondition(lambda self: not self.enabled())
         @rule()
@@ -129,12 +221,15 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
             enabled = self.enabled()
             if not enabled:
                 return
-            self.take(enabled[(choice & 0xFFFF) % len(enabled)], (choice >> 16) & 0xFFFF)
+            self.guarded(lambda: self.take(enabled[(choice & 0xFFFF) % len(enabled)], (choice >> 16) & 0xFFFF))
             choice >>= 32
 
     def enabled(self):
         if self._enabled is None:
-            live = [n for n in names if self.moves(n)]
+            if self.failed:
+                return []
+            with watchdog.current().bounded():
+                live = self.guarded(lambda: [n for n in names if self.moves(n)])
             chosen = [n for n in live if self.swarm & bit[n]] or live
             self._enabled = [n for n in chosen for _ in range(weight[n])]
         return self._enabled
@@ -142,4 +237,3 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
     ModelMachine.enabled = enabled
     ModelMachine.act = act
     return ModelMachine
-

@@ -1,0 +1,179 @@
+"""The silent amendment: does each rule a variant overrides ever fire, and ever answer otherwise?
+
+`instrument(variant)` derives a class from the variant (and from its `harness_rules`) whose
+overriding rules count their calls and, on each call, ask the baseline rule the same question in
+shadow and count the answers that differ. An override that never fired, or never answered
+differently, is `unexercised`: the exploration did not test the amendment at all.
+
+A shadow call must not disturb the world it looks at. Rules that only read (`PURE`, from reading
+`model/rules.py` and `model/harness.py`) are asked on the world itself, and any trace a read-only
+rule still leaves (a minted serial, an emitted message, an event) is undone. The others may act
+(mint ids, append events, cancel runs, send messages, change a harness record): the baseline is
+asked on a deep copy of the world and the arguments, and "differed" compares the answer together
+with what the call changed (runs, interrupts, requests, harness records, emitted messages). In
+either case the other rules the baseline calls are the variant's own, so "differed" is the answer
+of that one rule differing, not of the variant as a whole.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import inspect
+
+from model.harness import HarnessRules
+from model.rules import Rules
+
+# Rules that read the state and answer, never change it (their baseline, and what it calls).
+PURE = frozenset({
+    "lifecycle_fire", "lifecycle_can", "serves_tasks", "discover_result", "openwop_features", "task_id",
+    "decode_task_ref", "can_read", "can_cancel", "eligible_approver", "lookup_task", "not_found",
+    "missing_capability", "tasks_capability_ok", "header_ok", "method_supported", "removed_method_result",
+    "project_status", "input_requests", "status_message", "ttl_ms", "tool_result", "detailed_task",
+    "get_task_result", "create_task_result", "client_can_elicit", "blocking_cancel_result",
+    "durable_on_create", "join_existing_run", "update_key", "update_response", "purge_time",
+    "effects_while_cancelling", "owns_on_receipt", "releases_ownership", "cancellation_applies",
+    "server_cancelled_on", "listen_ack", "notification", "fork_log",
+    # the harness's
+    "tasks_offered", "declares_tasks", "plan_call", "auth_binding", "idempotency_key",
+    "persists_binding_before_waiting", "resumes_by_polling", "reissues_unanswered_call",
+    "outcome_of_cancel_ack", "outcome_of_remote", "local_run_status", "input_response",
+})
+
+
+class Recorder:
+    """Calls and differing answers per overridden rule; off while the shadow itself runs."""
+
+    def __init__(self, rules: list[str]):
+        self.counts = {r: {"calls": 0, "differed": 0} for r in rules}
+        self.enabled = True
+        self.depth = 0
+
+    def summary(self) -> dict:
+        return {r: dict(c) for r, c in sorted(self.counts.items())}
+
+    def __deepcopy__(self, memo):
+        return self                    # a world copied for a shadow call shares the counts
+
+
+def unexercised(overrides: dict | None) -> list[str]:
+    """The overridden rules that never fired or never answered differently from the baseline."""
+    return [r for r, c in (overrides or {}).items() if not c["calls"] or not c["differed"]]
+
+
+def _public(cls: type) -> dict:
+    return {n: f for n, f in inspect.getmembers(cls, inspect.isfunction) if not n.startswith("_")}
+
+
+def overridden(cls: type, base: type) -> list[str]:
+    """The rules of `base` that `cls` replaces (also through an intermediate class)."""
+    return sorted(n for n, f in _public(base).items() if getattr(cls, n, f) is not f)
+
+
+def instrument(variant: type):
+    """(a subclass of `variant` whose overriding rules are counted and shadowed, its Recorder)."""
+    host = overridden(variant, Rules)
+    harness_cls = getattr(variant, "harness_rules", None)
+    client = overridden(harness_cls, HarnessRules) if harness_cls is not None else []
+    rec = Recorder(host + [f"harness.{n}" for n in client])
+    attrs = {n: _wrap(n, n, getattr(variant, n), getattr(Rules, n), rec) for n in host}
+    if client:
+        attrs["harness_rules"] = type(harness_cls.__name__, (harness_cls,), {
+            n: _wrap(f"harness.{n}", n, getattr(harness_cls, n), getattr(HarnessRules, n), rec) for n in client})
+    return type(variant.__name__, (variant,), attrs), rec
+
+
+def _wrap(key: str, name: str, override, baseline, rec: Recorder):
+    pure = name in PURE
+
+    @functools.wraps(override)
+    def rule(self, world, *args):
+        if not rec.enabled or rec.depth:
+            return override(self, world, *args)
+        counts = rec.counts[key]
+        counts["calls"] += 1
+        if pure:
+            rec.depth += 1
+            try:
+                theirs = _asked(baseline, self, world, args)
+            finally:
+                rec.depth -= 1
+            got = _answer(override, self, world, args, counts)
+            if theirs != ("answer", _plain(got)):
+                counts["differed"] += 1
+            return got
+        rec.depth += 1
+        try:
+            twin = copy.deepcopy((self, world, args))
+            theirs = _asked(baseline, *twin)
+            theirs = (theirs, _effects(twin[1]))
+        except Exception:              # a world that cannot be copied: the call is only counted
+            theirs = None
+        finally:
+            rec.depth -= 1
+        got = _answer(override, self, world, args, counts)
+        if theirs is not None and theirs != (("answer", _plain(got)), _effects(world)):
+            counts["differed"] += 1
+        return got
+    return rule
+
+
+def _answer(override, self, world, args, counts):
+    try:
+        return override(self, world, *args)
+    except BaseException:
+        counts["differed"] += 1        # it raised where the baseline answered (a fault, reported as such)
+        raise
+
+
+def _asked(baseline, self, world, args):
+    """The baseline's answer, with the traces a read-only call may still leave undone."""
+    mark = _marks(world)
+    try:
+        return "answer", _plain(baseline(self, world, *args))
+    except Exception as e:             # the baseline cannot answer in the variant's state: they differ
+        return "raised", type(e).__name__
+    finally:
+        _undo(world, mark)
+
+
+def _marks(world):
+    step = world.step
+    return (world.serial, len(world.request_states), None if step is None else (len(step.events), len(step.emitted)))
+
+
+def _undo(world, mark) -> None:
+    serial, states, lens = mark
+    world.serial = serial
+    for key in list(world.request_states)[states:]:
+        del world.request_states[key]
+    if lens is not None and world.step is not None:
+        del world.step.events[lens[0]:]
+        del world.step.emitted[lens[1]:]
+
+
+def _effects(world):
+    """What an acting rule may have changed, comparable across a world and its copy."""
+    step = world.step
+    harness = world.harness
+    return _plain((world.runs, world.interrupts, world.requests, sorted(world.request_states), world.serial,
+                   world.effects, world.notified, world.stdio_open,
+                   None if step is None else (step.events, step.emitted),
+                   None if harness is None else [(c.name, c.proc, c.disk_tes, c.disk_runs)
+                                                 for c in harness.clients.values()]))
+
+
+def _plain(value, depth: int = 0):
+    """A value made comparable: records by their fields, collections element by element."""
+    if depth > 12:
+        return repr(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__,) + tuple(_plain(getattr(value, f.name), depth + 1)
+                                               for f in dataclasses.fields(value))
+    if isinstance(value, dict):
+        return tuple(sorted(((repr(k), _plain(v, depth + 1)) for k, v in value.items()), key=lambda kv: kv[0]))
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(v, depth + 1) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return tuple(sorted(repr(v) for v in value))
+    return value
