@@ -1,13 +1,19 @@
-"""The regression gate: every built-in variant re-explored against the recorded manifest.
+"""The regression gate: variants re-explored against a recorded manifest.
 
 The manifest records, per variant, the verdict of every property and the shortest known
 counterexample length. Exploration runs a fixed number of seeded chunks, so the same code gives
 the same verdicts; any difference is drift: a property newly refuted, an expected refutation no
 longer found, a counterexample longer than recorded, or a variant's own expectation unmet.
+
+By default the gate runs the baseline and every built-in variant against
+`counterexamples/manifest.json`; `--variants DIR|FILE...` runs a spec repository's own amendments
+against its own manifest (default `counterexamples/manifest.json` inside the first folder given,
+or beside the first file).
 """
 from __future__ import annotations
 
 import json
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -16,31 +22,66 @@ from .exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
 from .files import write_atomic
 
 DEFAULTS = {"seed": 0, "chunks": 6, "examples_per_chunk": 25, "steps": 40, "budget_cap": 120}
+BUILTIN_MANIFEST = "counterexamples/manifest.json"      # the CLI's default for --manifest
 
 
-def _explore_one(name: str, settings: dict) -> dict:
-    from .explore import explore
+def _variant(spec: str):
+    """A variant by what the gate was given: "baseline", a built-in's name, or an amendment file."""
+    from model.amend import AmendmentError, load_file
+
     from .reproduce import variant_class
-    v = variant_class(name)
+    if not spec.endswith(".py") and ".py:" not in spec:
+        return variant_class(spec)
+    try:
+        return load_file(spec)
+    except AmendmentError as e:
+        raise UsageError(f"taskmodel: {e}") from None
+
+
+def _explore_one(spec: str, settings: dict) -> dict:
+    from .explore import explore
+    v = _variant(spec)
     r = explore(v, budget=settings["budget_cap"], seed=settings["seed"], step_count=settings["steps"],
                 examples_per_chunk=settings["examples_per_chunk"], chunks=settings["chunks"])
-    return {"variant": name, "elapsed": round(r.elapsed_s, 2), "steps": r.steps,
+    return {"variant": getattr(v, "name", "baseline"), "elapsed": round(r.elapsed_s, 2), "steps": r.steps,
             "verdicts": {x.name: x.verdict for x in r.verdicts},
             "lengths": {x.name: x.length for x in r.verdicts if x.length is not None},
             "traces": {x.name: [(s.action, s.args) for s in x.trace] for x in r.verdicts if x.trace is not None},
             "messages": {x.name: x.message for x in r.verdicts if x.message}}
 
 
-def expectation_problems(name: str, verdicts: dict) -> list[str]:
+def own_variants(paths: list[str]) -> dict[str, str]:
+    """A spec repository's amendments: every `*.py` directly in each folder (not `_*`, `test_*`,
+    `conftest.py`) and every file given -> {variant name: file}; each validated."""
+    files = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            files += sorted(str(f) for f in path.glob("*.py")
+                            if not f.name.startswith(("_", "test_")) and f.name != "conftest.py")
+        elif p.endswith(".py") or ".py:" in p:
+            files.append(p)
+        else:
+            raise UsageError(f"taskmodel: {p}: neither a folder nor an amendment file (.py)")
+    if not files:
+        raise UsageError(f"taskmodel: no amendment file in {', '.join(paths)}")
+    table: dict[str, str] = {}
+    for f in files:
+        name = _variant(f).name
+        if name in table:
+            raise UsageError(f"taskmodel: {Path(f).name}: variant name {name!r} is also {Path(table[name]).name}'s")
+        table[name] = f
+    return table
+
+
+def default_manifest(paths: list[str]) -> Path:
+    first = Path(paths[0].split(".py:")[0] + ".py" if ".py:" in paths[0] else paths[0])
+    return (first if first.is_dir() else first.parent) / "counterexamples" / "manifest.json"
+
+
+def expectation_problems(name: str, expect: dict, verdicts: dict) -> list[str]:
     """A variant's own `expect`: refuted ids refuted, unreached witnesses unreached, closed gaps holding."""
     from properties.base import load_catalogue
-
-    from .reproduce import variant_class
-    v = variant_class(name)
-    if v is None:
-        expect = {}
-    else:
-        expect = dict(v.expect)
     problems = []
     props = load_catalogue()
     for rid, want in expect.items():
@@ -70,22 +111,34 @@ def compare(name: str, recorded: dict | None, got: dict) -> list[str]:
     return out
 
 
+def _load_manifest(path: Path, record: bool) -> dict:
+    if not path.exists():
+        if not record:
+            raise UsageError(f"taskmodel: {path}: no manifest (record one with `taskmodel gate --record`)")
+        return {"settings": dict(DEFAULTS), "variants": {}}
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest["settings"] = {**DEFAULTS, **manifest.get("settings", {})}
+        manifest.setdefault("variants", {})
+    except (ValueError, AttributeError, TypeError, OSError) as e:
+        raise UsageError(f"taskmodel: {path}: not a gate manifest ({e})") from None
+    return manifest
+
+
 def run_gate(args) -> int:
-    from model.variants import builtins
-    manifest_path = Path(args.manifest)
-    manifest = {"settings": dict(DEFAULTS), "variants": {}}
-    if manifest_path.exists():
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-            manifest["settings"] = {**DEFAULTS, **manifest.get("settings", {})}
-        except (ValueError, AttributeError) as e:
-            raise UsageError(f"taskmodel: {manifest_path}: not a gate manifest ({e})") from None
-    elif not args.record:
-        raise UsageError(f"taskmodel: {manifest_path}: no manifest (record one with `taskmodel gate --record`)")
+    own = getattr(args, "variants", None)
+    if own:
+        specs = own_variants(own)
+        manifest_path = default_manifest(own) if args.manifest == BUILTIN_MANIFEST else Path(args.manifest)
+    else:
+        from model.variants import builtins
+        specs = {n: n for n in ["baseline", *sorted(builtins())]}
+        manifest_path = Path(args.manifest)
+    manifest = _load_manifest(manifest_path, args.record)
     settings = manifest["settings"]
     if args.budget:
         settings["budget_cap"] = args.budget
-    names = ["baseline", *sorted(builtins())]
+    names = list(specs)
     if args.only:
         unknown = [n for n in args.only if n not in names]
         if unknown:
@@ -95,14 +148,15 @@ def run_gate(args) -> int:
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         # A variant whose expected refutation needs a longer search gets its own settings
         # (`settings["per_variant"][name]`, e.g. more chunks); the longest start first.
-        own = {n: {**settings, **settings.get("per_variant", {}).get(n, {})} for n in names}
-        order = sorted(names, key=lambda n: -own[n]["chunks"] * own[n]["steps"])
-        done = dict(zip(order, pool.map(_explore_one, order, [own[n] for n in order])))
+        mine = {n: {**settings, **settings.get("per_variant", {}).get(n, {})} for n in names}
+        order = sorted(names, key=lambda n: -mine[n]["chunks"] * mine[n]["steps"])
+        done = dict(zip(order, pool.map(_explore_one, [specs[n] for n in order], [mine[n] for n in order])))
         results = [done[n] for n in names]
+    classes = {n: _variant(specs[n]) for n in names}
     problems, undetermined = [], []
     for got in results:
         name = got["variant"]
-        problems += expectation_problems(name, got["verdicts"])
+        problems += expectation_problems(name, dict(getattr(classes[name], "expect", {})), got["verdicts"])
         if not args.record:
             problems += compare(name, manifest["variants"].get(name), got)
         undetermined += [f"{name}: {p} {v}" for p, v in got["verdicts"].items()
@@ -110,33 +164,51 @@ def run_gate(args) -> int:
         print(f"{name:42s} {got['elapsed']:7.1f} s  {got['steps']:6d} steps  "
               f"{sum(v == 'refuted' for v in got['verdicts'].values())} refuted")
     elapsed = time.monotonic() - started
-    if args.record or args.write:
-        _record(manifest_path, manifest, results, update_manifest=args.record)
     for p in problems:
         print(f"DRIFT {p}")
     for u in undetermined:
         print(f"UNDETERMINED {u}")
     print(f"gate: {len(results)} variants in {elapsed:.0f} s on {args.jobs} jobs; "
           f"{len(problems)} drift, {len(undetermined)} undetermined")
+    refusal = _refusal(args, problems, results)
+    if refusal:
+        print(f"taskmodel: {refusal}", file=sys.stderr)
+        return EXIT_REFUTED if problems else EXIT_UNDETERMINED
+    if args.record or args.write:
+        _record(manifest_path, manifest, results, classes, update_manifest=args.record)
     if problems:
         return EXIT_REFUTED
     return EXIT_UNDETERMINED if undetermined else EXIT_OK
 
 
-def _record(manifest_path: Path, manifest: dict, results: list[dict], update_manifest: bool = True) -> None:
+def _refusal(args, problems: list[str], results: list[dict]) -> str | None:
+    """Why this run may not write: a counterexample is never removed because a run that
+    disagrees with the manifest (shorter, cut by its budget) did not find it again."""
+    if args.record:
+        cut = sum(v == "undetermined" for got in results for v in got["verdicts"].values())
+        if cut:
+            return (f"gate --record: {cut} verdicts undetermined (the budget ran out before the planned "
+                    f"chunks); nothing recorded")
+    elif args.write and problems:
+        return (f"gate --write: {len(problems)} drift from the manifest; nothing written "
+                f"(fix the drift, or record the new verdicts with --record)")
+    return None
+
+
+def _record(manifest_path: Path, manifest: dict, results: list[dict], classes: dict,
+            update_manifest: bool = True) -> None:
     from properties.base import load_catalogue
 
     from . import counterexamples
-    from .explore import world_factory
+    from .explore import PropertyVerdict, world_factory
     from .replay import run_trace
-    from .reproduce import variant_class
     catalogue = list(load_catalogue().values())
     root = manifest_path.parent
     for got in results:
         name = got["variant"]
         if update_manifest:
             manifest["variants"][name] = {"verdicts": got["verdicts"], "lengths": got["lengths"]}
-        variant = variant_class(name)
+        variant = classes[name]
         make = world_factory(variant)
         keep = set()
         for prop, verdict in got["verdicts"].items():
@@ -147,7 +219,6 @@ def _record(manifest_path: Path, manifest: dict, results: list[dict], update_man
             out = run_trace(make, got["traces"][prop], catalogue, prop)
             if out.violation is None:
                 raise RuntimeError(f"{name}/{prop}: the recorded trace does not replay ({out.reason})")
-            from .explore import PropertyVerdict
             p = next(x for x in catalogue if x.name == prop)
             pv = PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict, out.violation.message,
                                  out.violation.history)
