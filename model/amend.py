@@ -285,6 +285,11 @@ def load_file(spec: str) -> type:
     path = Path(path_text)
     if not path.is_file():
         raise AmendmentError(f"{path_text}: no such amendment file")
+    from .variants import builtins
+    table = builtins()
+    for builtin in table.values():       # a built-in named by its file is that built-in
+        if Path(inspect.getsourcefile(builtin)).resolve() == path.resolve() and cls_name in ("", builtin.__name__):
+            return builtin
     try:
         data = path.read_bytes()
         text = data.decode("utf-8-sig")
@@ -320,8 +325,7 @@ def load_file(spec: str) -> type:
         raise AmendmentError(f"{path.name}: several amendments ({names}); name one as {path.name}:Name")
     cls = found[0]
     validate(cls)
-    from .variants import builtins
-    if cls.name in builtins():
+    if cls.name in table:
         raise AmendmentError(f"{_where(cls, 'name')}: name {cls.name!r} is a built-in variant's; choose another")
     cls._origin = (path, digest)
     return cls

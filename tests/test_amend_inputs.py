@@ -163,3 +163,8 @@ def test_a_bom_file_reports_the_right_line(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + (HEAD + "    params = {'retention': -1}\n").encode())
     with pytest.raises(AmendmentError, match=r"^amend\.py:6: params: retention -1"):
         load_file(str(path))
+
+
+def test_a_builtin_named_by_its_own_file_is_that_builtin():
+    from model.variants import builtins
+    assert load_file("model/variants/keep_uq4.py") is builtins()["keep-uq4"]

@@ -215,3 +215,11 @@ def test_an_unwritable_output_is_one_line_and_exit_3(spec, capsys, where):
     last = err.strip().splitlines()[-1]
     assert code == EXIT_USAGE and "Traceback" not in err, err
     assert last.startswith(f"taskmodel: {where}/") and "cannot be written" in last, err
+
+
+def test_prune_never_reaches_outside(tmp_path):
+    (tmp_path / "keep").mkdir()
+    (tmp_path / "keep" / "f").write_text("x", encoding="utf-8")
+    with pytest.raises(UsageError, match="would be written outside"):
+        counterexamples.prune(tmp_path / "cx", "../keep", set())
+    assert (tmp_path / "keep" / "f").is_file()

@@ -55,12 +55,12 @@ def shown_path(path: Path) -> str:
         return path.name
 
 
-def _inside(root: Path, variant: str, prop: str) -> Path:
-    """The destination, refused unless it lies inside `root` (a variant name is never a path)."""
+def _inside(root: Path, *names: str) -> Path:
+    """root/names..., refused unless it lies inside `root` (a variant name is never a path)."""
     base = Path(root).resolve()
-    out = (base / variant / prop).resolve()
+    out = base.joinpath(*names).resolve()
     if base not in out.parents:
-        raise UsageError(f"taskmodel: {variant}/{prop}: would be written outside {root}")
+        raise UsageError(f"taskmodel: {'/'.join(names)}: would be written outside {root}")
     return out
 
 
@@ -100,7 +100,7 @@ def write(root: Path, variant_cls, verdict, make_world, seed: int) -> Path:
 
 def prune(root: Path, variant: str, keep: set[str]) -> None:
     """Remove the folders of properties this variant no longer refutes."""
-    base = Path(root) / variant
+    base = _inside(root, variant)
     if base.is_dir():
         for d in base.iterdir():
             if d.is_dir() and d.name not in keep:
