@@ -1,0 +1,177 @@
+"""The exhaustive engine: copies and fingerprints of the model, complete searches, shortest
+counterexamples, liveness on the graph, faults, and its agreement with random walks."""
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from model.snapshot import clone, fingerprint, state_tuple
+from model.variants import resolve
+from model.world import World, _actions
+from properties.base import load_catalogue
+from verifier.engines import bfs, scopes
+
+# One alice, one request, one run with one interrupt, S1 over HTTP, no REST caller: complete in seconds.
+TINY = "host-tiny"
+
+
+def _walk(world, rnd, steps):
+    table = _actions()
+    for _ in range(steps):
+        enabled = [(n, m) for n, a in table.items() for m in [a.moves(world)] if len(m)]
+        if not enabled:
+            return
+        name, moves = rnd.choice(enabled)
+        yield name, moves[rnd.randrange(len(moves))]
+
+
+@pytest.mark.parametrize("composed", [False, True])
+def test_clone_steps_like_the_original(composed):
+    """A clone taken anywhere and stepped like the original ends in the same state, and stepping it
+    leaves the original untouched."""
+    for seed in range(25):
+        rnd = random.Random(seed)
+        w = World.composed() if composed else World()
+        for name, args in _walk(w, rnd, 30):
+            c = clone(w)
+            before = state_tuple(w)
+            c.apply(name, args, check=False)
+            assert state_tuple(w) == before, (seed, name)
+            w.apply(name, args, check=False)
+            assert state_tuple(c) == state_tuple(w), (seed, name)
+            assert c.depth == w.depth
+
+
+def test_fingerprint_ignores_history_but_not_state():
+    w = World()
+    a = fingerprint(w)
+    assert fingerprint(clone(w)) == a
+    w.apply("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow"))
+    assert fingerprint(w) != a
+    c = clone(w)
+    c.history.clear()
+    assert fingerprint(c) == fingerprint(w)
+
+
+def test_scope_parsing_and_overrides():
+    s = scopes.parse("host-tiny,max_requests=2,servers=(('S1', True),)")
+    assert s.sizes["max_requests"] == 2 and s.sizes["servers"] == (("S1", True),)
+    for bad in ("nope", "host-tiny,max_requests", "host-tiny,bogus=1", "host-tiny,max_requests=-1",
+                "host-tiny,max_requests='x'"):
+        with pytest.raises(scopes.ScopeError):
+            scopes.parse(bad)
+    assert scopes.parse(None).name == scopes.DEFAULT_HOST
+    assert scopes.parse(None, composed=True).composed
+
+
+@pytest.fixture(scope="module")
+def tiny_baseline():
+    return bfs.run_bfs(None, scope=TINY, budget=120)
+
+
+def test_tiny_scope_completes_and_proves(tiny_baseline):
+    r = tiny_baseline
+    assert r.states["complete"] and r.states["distinct"] > 1000
+    by = r.by_name()
+    assert by["owner-cancel-cancels-run"].verdict == "proved"
+    assert by["interrupt-resolved-at-most-once"].verdict == "proved"
+    assert by["every-call-answered-or-cancelled"].verdict == "proved"
+    # a witness of the scope is reached, a known gap shown, each with a trace that replays
+    assert by["finished-run-plain-result"].verdict == "reached"
+    assert by["e2e-orphan-task"].verdict == "known-gap" and by["e2e-orphan-task"].trace
+    assert not any(v.verdict in ("refuted", "tool-error") for v in r.verdicts)
+
+
+def test_random_walks_stay_in_the_reachable_set(tiny_baseline):
+    """Every state a random walk of the same model visits at the scope is one the search found."""
+    sc = scopes.parse(TINY)
+    make = bfs.make_world_for(None, sc)
+    s = bfs.search(make, [], sc)
+    assert s.complete
+    reachable = set()
+    # Rebuild the reachable set's fingerprints by replaying every state's path once.
+    for sid in range(len(s.moves)):
+        w = make()
+        for name, args in s.path(sid):
+            w.apply(name, args, check=False)
+        reachable.add(fingerprint(w))
+    assert len(reachable) == s.distinct
+    for seed in range(40):
+        rnd = random.Random(seed)
+        w = make()
+        for name, args in _walk(w, rnd, 40):
+            w.apply(name, args, check=False)
+            assert fingerprint(w) in reachable, (seed, [x.action for x in w.history])
+
+
+@pytest.mark.parametrize("variant, prop, length", [
+    ("answer-before-durable", "task-durable-when-created", 2),
+    ("tasks-list-served", "only-tools-call-tasked", 1),
+    ("update-conflict-error", "update-acknowledged-empty", 2),
+])
+def test_variant_refuted_with_the_shortest_trace(variant, prop, length):
+    r = bfs.run_bfs(resolve(variant), scope=TINY, budget=120)
+    v = r.by_name()[prop]
+    assert v.verdict == "refuted", v.message
+    assert v.length == length
+    assert [s.action for s in v.trace]            # Step records of a replay, not raw moves
+
+
+def test_liveness_lasso_on_a_host_that_never_answers():
+    """drop-every-request answers nothing: LIV-1 fails as a lasso that stutters at a pending call."""
+    r = bfs.run_bfs(resolve("drop-every-request"), scope=TINY, budget=120)
+    v = r.by_name()["every-call-answered-or-cancelled"]
+    assert v.verdict == "refuted", v.message
+    assert v.loop == v.length and "stutters" in v.message
+
+
+def test_capped_search_is_undetermined_never_proved():
+    r = bfs.run_bfs(None, scope="host-small", budget=2)
+    assert not r.states["complete"]
+    by = r.by_name()
+    assert by["owner-cancel-cancels-run"].verdict == "undetermined"
+    assert "no violation of length <=" in by["owner-cancel-cancels-run"].message
+    assert not any(v.verdict == "proved" for v in r.verdicts)
+
+
+def test_bounded_depth_is_proved_bounded():
+    r = bfs.run_bfs(None, scope="host-small", budget=60, max_depth=2)
+    by = r.by_name()
+    assert r.states["depth"] == 2
+    assert by["owner-cancel-cancels-run"].verdict == "proved-bounded"
+    assert by["every-call-answered-or-cancelled"].verdict == "undetermined"   # liveness needs the whole graph
+
+
+def test_a_raising_rule_is_a_fault_with_its_steps():
+    from model.amend import Amendment
+
+    class Raises(Amendment):
+        name = "raises-on-cancel"
+
+        def on_request_cancelled(self, world, q, cause):
+            raise KeyError("boom")
+    r = bfs.run_bfs(Raises, scope=TINY, budget=60)
+    assert r.faults and "KeyError" in r.faults[0].error
+    assert r.faults[0].history and r.faults[0].history[-1][0] in ("disconnect", "stdio_cancel", "stdio_close")
+    assert not any(v.verdict in ("refuted", "proved") for v in r.verdicts)
+
+
+def test_an_amendment_file_needs_no_registration(tmp_path):
+    from model.amend import load_file
+    f = tmp_path / "my_detach.py"
+    f.write_text("from model.amend import Amendment\n\n\nclass Detach(Amendment):\n    name = 'my-detach'\n"
+                 "    expect = {'OWN-2': 'refuted'}\n\n    def on_request_cancelled(self, world, q, cause):\n"
+                 "        return None\n", encoding="utf-8")
+    r = bfs.run_bfs(load_file(str(f)), scope=TINY, budget=120)
+    v = r.by_name()["owner-cancel-cancels-run"]
+    assert v.verdict == "refuted" and v.length <= 3
+
+
+def test_progress_is_reported():
+    seen = []
+    sc = scopes.parse("host-small")
+    bfs.search(bfs.make_world_for(None, sc), list(load_catalogue().values()), sc,
+               deadline=time.monotonic() + 5, progress=lambda s, q: seen.append((s.distinct, q)), every=0.5)
+    assert seen and seen[-1][0] > seen[0][0]

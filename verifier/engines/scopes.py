@@ -1,0 +1,116 @@
+"""Scopes: the small, stated instances the exhaustive engine explores completely.
+
+A scope fixes the environment's sizes (tenants and Subjects, clients, servers and their
+transports, requests, runs, effects, clock ticks, and for the composed model the harness's
+clients, runs, requests, crashes and attempts) as overrides of `model.params.Params`, whether the
+client harness is composed in, and the symmetries the fingerprint may use. Every result prints its
+scope; every size can be overridden (`--scope host-small,max_requests=3`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+
+from model.params import Params
+
+
+@dataclass(frozen=True)
+class Scope:
+    name: str
+    doc: str
+    sizes: dict = field(default_factory=dict)     # Params fields
+    composed: bool = False                        # the client harness composed with the host
+    symmetry: tuple[str, ...] = ("minted-ids",)   # what the fingerprint may treat as interchangeable
+
+    def params(self, base: Params | None = None) -> Params:
+        return (base or Params()).with_(**self.sizes)
+
+    def describe(self) -> dict:
+        return {"name": self.name, "composed": self.composed, "symmetry": list(self.symmetry),
+                **{k: _plain(v) for k, v in self.sizes.items()}}
+
+
+def _plain(v):
+    if isinstance(v, tuple):
+        return [_plain(x) for x in v]
+    return v
+
+
+# The host core: alice (owns what she starts, may cancel and respond), carol (reads only) and mallory
+# (another tenant) on S1, which serves Tasks, and S2, which does not. The REST side is alice and bob
+# (the approver). Two requests, MRTR retries included, one run and one interrupt: what the
+# shortest refutations of the built-in variants need (a call and its retry, a call and a probe).
+_HOST = dict(clients=("C1", "C2", "C3", "C4"), max_requests=2, retry_reserve=0, max_runs=1, max_interrupts=1,
+             max_pauses=1, rest_subjects=("alice", "bob"), max_effects=1, max_time=1, retention=1)
+
+# The narrowest host: alice alone on S1 over HTTP, one request (and one MRTR retry), one run with one
+# interrupt, no REST caller, no pause, effect or clock tick.
+_TINY = dict(clients=("C1",), servers=(("S1", True),), stdio=False, max_requests=1, retry_reserve=1, max_runs=1,
+             max_interrupts=1, max_pauses=0, rest_subjects=(), max_effects=0, max_time=0, retention=1)
+
+SCOPES = {s.name: s for s in (
+    Scope("host-tiny", "alice alone on S1 over HTTP: one request and its MRTR retry, one run, one interrupt; "
+                       "no REST caller, pause, effect or tick (complete in seconds)", _TINY),
+    Scope("host-small", "the host core: alice, bob, carol and mallory's clients, two requests (retries "
+                        "included), one run, one interrupt, one pause, one effect, one clock tick", _HOST),
+    Scope("host-medium", "three requests, two runs, two interrupts, two ticks: deeper interleavings (long)",
+          dict(_HOST, max_requests=3, max_runs=2, max_interrupts=2, max_time=2)),
+    Scope("composed-small", "the host with one harness client (alice's H1) on S1 over HTTP: one local run, three "
+                            "harness requests, one crash, two attempts; no plain-client request",
+          dict(_TINY, max_requests=0, retry_reserve=0, harness_clients=(("H1", "alice"),), harness_max_runs=1,
+               harness_max_requests=3, harness_max_crashes=1, harness_max_attempts=2), composed=True),
+)}
+
+DEFAULT_HOST, DEFAULT_COMPOSED = "host-small", "composed-small"
+
+
+def _split(spec: str) -> list[str]:
+    """Split on the commas outside brackets and quotes (`servers=(("S1", True),)` is one override)."""
+    out, depth, quote, cur = [], 0, None, []
+    for ch in spec:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+class ScopeError(ValueError):
+    """A scope name or override that does not exist or does not parse."""
+
+
+def parse(spec: str | None, composed: bool = False) -> Scope:
+    """`NAME` or `NAME,field=value,...` (values as Python literals); None: the default scope."""
+    import ast
+    if not spec:
+        return SCOPES[DEFAULT_COMPOSED if composed else DEFAULT_HOST]
+    name, *overrides = [x.strip() for x in _split(spec) if x.strip()]
+    if name not in SCOPES:
+        raise ScopeError(f"unknown scope {name!r} (known: {', '.join(SCOPES)})")
+    scope = SCOPES[name]
+    known = {f.name: f for f in fields(Params)}
+    sizes = dict(scope.sizes)
+    for item in overrides:
+        key, eq, text = item.partition("=")
+        if not eq or key not in known:
+            raise ScopeError(f"scope override {item!r}: expected field=value with a field of Params")
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            raise ScopeError(f"scope override {item!r}: {text!r} is not a literal") from None
+        default = getattr(Params(), key)
+        if default is not None and value is not None and not isinstance(value, type(default)):
+            raise ScopeError(f"scope override {item!r}: {key} takes a {type(default).__name__}")
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            raise ScopeError(f"scope override {item!r}: sizes are never negative")
+        sizes[key] = value
+    return replace(scope, name=spec.replace(" ", ""), sizes=sizes)
