@@ -223,7 +223,7 @@ def _check_limits(args) -> None:
                                    ("--step-timeout", args.step_timeout, 0.0, 3600.0)):
         if not math.isfinite(value) or not low < value <= high:
             raise UsageError(f"taskmodel: {flag} must be a number of seconds above 0 and at most {high:g}, not {value:g}")
-    for flag, value, high in (("--steps", args.steps, 10_000), ("--depth", args.depth, 1_000), ("--jobs", args.jobs, 256)):
+    for flag, value, high in (("--steps", args.steps, 1_000), ("--depth", args.depth, 1_000), ("--jobs", args.jobs, 256)):
         if not 1 <= value <= high:
             raise UsageError(f"taskmodel: {flag} must be a whole number from 1 to {high}, not {value}")
 

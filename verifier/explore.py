@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from hypothesis import HealthCheck, Phase, seed as hyp_seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, seed as hyp_seed, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from model.world import World
@@ -169,25 +169,28 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
         hyp_seed(seed * 100_003 + chunk)(machine)
         chunk += 1
         try:
+            # Hypothesis also draws integers from the literals of the local modules loaded (those
+            # of 100 or more): a new such literal in a module the gate loads changes its examples.
             run_state_machine_as_test(machine, settings=settings(
                 max_examples=examples_per_chunk, stateful_step_count=max(1, step_count // STEPS_PER_DRAW),
                 deadline=None, database=None,
                 report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
-                phases=[Phase.generate], print_blob=False))
+                phases=[Phase.generate], print_blob=False, verbosity=Verbosity.quiet))
         except KeyboardInterrupt:
             raise
         except BaseException as e:
             # The first failure of the chunk was recorded where it happened; Hypothesis re-raises it
             # (or, when its replay differs, a Flaky error about it).
-            if obs.faults:
-                stopped = "a fault"
-            elif obs.last_failure is not None:
-                v, obs.last_failure = obs.last_failure, None
+            v, obs.last_failure = obs.last_failure, None
+            if v is not None:
                 refuted[v.prop.name] = v
                 asserted.discard(v.prop.name)
-            elif isinstance(e, OutOfBudget) or (obs.deadline is not None and time.monotonic() > obs.deadline):
+            if obs.faults:
+                stopped = "a fault"
+            elif v is None and (isinstance(e, OutOfBudget) or
+                                (obs.deadline is not None and time.monotonic() > obs.deadline)):
                 break
-            else:                       # an error of the engine itself: a fault, never a verdict
+            elif v is None:             # an error of the engine itself: a fault, never a verdict
                 obs.fault(fault_of(e, [], "the exploration"))
                 stopped = "a fault"
         if progress:

@@ -16,6 +16,7 @@ from model.world import ModelError
 
 _ROOT = Path(__file__).resolve().parent.parent
 _MODEL = ("model", "properties")
+_WIDTH = 200                 # the longest exception text a one-line report keeps
 _LIBRARIES = tuple({str(Path(p).resolve()) for p in (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
                                                      sys.prefix, sys.base_prefix)})
 
@@ -52,7 +53,7 @@ class ModelFault(ModelError):
 
 
 def _rank(path: Path) -> tuple[int, str]:
-    """2 an amendment (a built-in variant, or any file outside the tool and the libraries),
+    """2 an amendment (a built-in variant, a test's, or any file outside the tool and the libraries),
     1 the model or the catalogue, 0 the engines and the libraries; with the name to show."""
     try:
         rel = path.resolve().relative_to(_ROOT)
@@ -64,7 +65,7 @@ def _rank(path: Path) -> tuple[int, str]:
         return 2, rel.as_posix()
     if rel.parts[0] in _MODEL:
         return 1, rel.as_posix()
-    if rel.parts[0] in ("verifier", "tests", ".venv"):
+    if rel.parts[0] in ("verifier", ".venv"):
         return 0, rel.as_posix()
     return 2, rel.as_posix()
 
@@ -85,8 +86,8 @@ def locate(exc: BaseException) -> str:
 def one_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     text = lines[0].strip() if lines else ""
-    if len(text) > 200:
-        text = text[:197] + "..."
+    if len(text) > _WIDTH:
+        text = text[:_WIDTH - 3] + "..."
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 

@@ -154,7 +154,7 @@ def check_liveness(world, props, asserted, obs: Observations, limit: int = 200):
 def make_machine(make_world, props, asserted: set[str], obs: Observations, actions=None):
     """A RuleBasedStateMachine class over `make_world()` (a guarded world: see `guard_world`);
     `actions` limits the rules (default all). A fault is recorded in `obs.faults` and ends the
-    example; after a failed step the teardown judges nothing (the world is not a behaviour)."""
+    example, and its teardown then judges nothing (the world is not a behaviour)."""
     table = load_all()
     names = [n for n in table if actions is None or n in actions]
 
@@ -162,7 +162,7 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
         def __init__(self):
             self.names = names
             super().__init__()
-            self.failed = False
+            self.faulted = False
             self._moves = {}
             self._enabled = None
             self.swarm = -1          # every action, until the swarm is drawn
@@ -173,11 +173,8 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
             try:
                 return call()
             except ModelFault as e:
-                self.failed = True
+                self.faulted = True
                 obs.fault(e.fault)
-                raise
-            except Violation:
-                self.failed = True
                 raise
 
         def moves(self, name):
@@ -195,7 +192,9 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
             check_step(self.world, step, props, asserted, obs)
 
         def teardown(self):
-            if not self.failed and getattr(self, "world", None) is not None:
+            # After a violation the state is still a behaviour, and liveness is judged on it as
+            # always; after a fault it is not. A fault here is recorded beside any violation found.
+            if not self.faulted and getattr(self, "world", None) is not None:
                 self.guarded(lambda: check_liveness(self.world, props, asserted, obs))
 
         @precondition(lambda self: not self.enabled())
@@ -226,7 +225,7 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
 
     def enabled(self):
         if self._enabled is None:
-            if self.failed:
+            if self.faulted:
                 return []
             with watchdog.current().bounded():
                 live = self.guarded(lambda: [n for n in names if self.moves(n)])

@@ -1,0 +1,73 @@
+"""The silent amendment: an override that never fires, or never answers otherwise than the baseline,
+is `unexercised` (undetermined, exit 2), and counting it never changes what the exploration sees."""
+import json
+
+from model.variants import resolve
+from verifier.cli import main
+from verifier.explore import explore
+from verifier.shadow import PURE, instrument, unexercised
+
+HEAD = "from model.amend import Amendment\n\n\nclass A(Amendment):\n    name = 'a'\n"
+
+
+def _check(capsys, tmp_path, monkeypatch, body, budget="4"):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text(HEAD + body)
+    code = main(["check", "--variant", "a.py", "--budget", budget, "--json"])
+    return code, json.loads(capsys.readouterr().out)["results"][0]
+
+
+def test_an_override_that_answers_as_the_baseline_is_unexercised(capsys, tmp_path, monkeypatch):
+    code, r = _check(capsys, tmp_path, monkeypatch,
+                     "    def can_read(self, world, subject, run):\n"
+                     "        return super().can_read(world, subject, run)\n")
+    assert r["overrides"]["can_read"]["calls"] > 0 and r["overrides"]["can_read"]["differed"] == 0
+    assert r["unexercised"] == ["can_read"] and code == 2
+
+
+def test_an_override_that_never_fires_is_unexercised(capsys, tmp_path, monkeypatch):
+    # The baseline never serves a removed method, so their result is never asked for.
+    code, r = _check(capsys, tmp_path, monkeypatch,
+                     "    def removed_method_result(self, world, q):\n        return {'tasks': []}\n")
+    assert r["overrides"] == {"removed_method_result": {"calls": 0, "differed": 0}}
+    assert r["unexercised"] == ["removed_method_result"] and code == 2
+
+
+def test_an_acting_override_is_compared_on_a_copy():
+    """detach-on-disconnect's rule acts (the baseline cancels a run): its answers differ, and the
+    shadow calls leave the exploration exactly as it is without them."""
+    v = resolve("detach-on-disconnect")
+    assert "on_request_cancelled" not in PURE
+    plain = explore(v, budget=60, seed=3, chunks=2)
+    shadowed = explore(v, budget=60, seed=3, chunks=2, shadow=True)
+    assert shadowed.overrides["on_request_cancelled"]["differed"] > 0 and not unexercised(shadowed.overrides)
+    assert [(x.name, x.verdict, x.length) for x in plain.verdicts] == \
+           [(x.name, x.verdict, x.length) for x in shadowed.verdicts]
+    assert plain.steps == shadowed.steps and plain.action_counts == shadowed.action_counts
+
+
+def test_a_reading_override_leaves_the_exploration_as_it_is():
+    v = resolve("paused-projects-cancelled")
+    plain = explore(v, budget=60, seed=1, chunks=2)
+    shadowed = explore(v, budget=60, seed=1, chunks=2, shadow=True)
+    assert shadowed.overrides["project_status"]["calls"] > 0
+    assert [(x.name, x.verdict, x.length) for x in plain.verdicts] == \
+           [(x.name, x.verdict, x.length) for x in shadowed.verdicts]
+
+
+def test_harness_rules_are_counted_too():
+    v = resolve("cancel-ack-means-no-effect")
+    cls, rec = instrument(v)
+    assert [r for r in rec.counts if r.startswith("harness.")] == ["harness.outcome_of_cancel_ack"]
+    assert issubclass(cls.harness_rules, v.harness_rules) and cls.name == v.name
+
+
+def test_every_builtin_rule_is_classified():
+    from model.harness import HarnessRules
+    from model.rules import Rules
+    from verifier.shadow import _public
+    acting = {"mint_run_id", "mint_interrupt_id", "input_required", "answer_tools_call", "resolve", "do_resolve",
+              "cancel_run", "tasks_cancel", "on_tasks_get", "on_ttl_elapsed", "on_request_cancelled",
+              "on_response_lost", "on_disconnect_after_response", "after_step", "record_remote_status"}
+    names = set(_public(Rules)) | set(_public(HarnessRules))
+    assert names == (PURE & names) | acting, names - PURE - acting
