@@ -93,7 +93,7 @@ def call_tool_bad_args(world, client, server, declare):
 
 # ---- MRTR retry ----------------------------------------------------------------------------------
 def _retry_moves(world):
-    if not _budget(world, reserve=4):     # a retry continues a call: it has requests of its own in reserve
+    if not _budget(world, reserve=world.params.retry_reserve):   # a retry continues a call: requests in reserve
         return []
     return Union(Product([("client", list(world.params.clients)), ("response", RESPONSES), ("declare", [True, False])],
                          extra=dict(answers=q.id))

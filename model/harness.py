@@ -134,6 +134,25 @@ class Harness:
         self.said = ""                     # the last harness step, told in protocol words
         self._decoded: dict[str, str | None] = {}
 
+    # ---- what exhaustive search needs (model.snapshot) ------------------------------------------
+    def clone(self, world) -> "Harness":
+        """An independent copy for `world` (a clone of this harness's world)."""
+        new = object.__new__(Harness)
+        new.rules = self.rules
+        new.clients = {n: _copy_client(c) for n, c in self.clients.items()}
+        new.runs_started, new.ops, new.requests, new.crashes = self.runs_started, self.ops, self.requests, self.crashes
+        new.sent = dict(self.sent)
+        new.read = set(self.read)
+        new.said = ""
+        new._decoded = self._decoded          # ids never change meaning
+        return new
+
+    def state_tuple(self) -> tuple:
+        """Everything of the harness that determines the future (`said` is the last step's words)."""
+        return (self.runs_started, self.ops, self.requests, self.crashes,
+                tuple(_client_tuple(c) for c in self.clients.values()),
+                tuple(self.sent.items()), tuple(sorted(self.read)))
+
     def _raw(self, world, task_id: str) -> str | None:
         """The raw runId a bound taskId names (decoded once: ids never change meaning)."""
         if task_id not in self._decoded:
@@ -167,6 +186,41 @@ class Harness:
                     if q.run == run_id and q.phase == "delivered":
                         out.append(f"{c.name} (answer to {qid} delivered, not yet read)")
         return out
+
+
+def _copy_te(te: ToolExecution) -> ToolExecution:
+    n = object.__new__(ToolExecution)
+    for s in ToolExecution.__slots__:
+        setattr(n, s, getattr(te, s))
+    return n
+
+
+def _copy_local_run(r: LocalRun) -> LocalRun:
+    return LocalRun(r.id, r.client, dict(r.nodes), r.status)
+
+
+def _copy_client(c: HarnessClient) -> HarnessClient:
+    p = c.proc
+    proc = None if p is None else Process(
+        p.epoch, {k: _copy_te(v) for k, v in p.tes.items()}, {k: _copy_local_run(v) for k, v in p.runs.items()},
+        dict(p.caps), dict(p.discovering), dict(p.inflight), set(p.dirty), {k: v[:] for k, v in p.receipts.items()})
+    return HarnessClient(c.name, c.subject, proc, {k: _copy_te(v) for k, v in c.disk_tes.items()},
+                         {k: _copy_local_run(v) for k, v in c.disk_runs.items()}, c.epochs)
+
+
+def _te_tuple(te: ToolExecution) -> tuple:
+    return tuple(getattr(te, s) for s in ToolExecution.__slots__)
+
+
+def _client_tuple(c: HarnessClient) -> tuple:
+    p = c.proc
+    proc = None if p is None else (
+        p.epoch, tuple((k, _te_tuple(v)) for k, v in p.tes.items()),
+        tuple((k, v.id, tuple(v.nodes.items()), v.status) for k, v in p.runs.items()),
+        tuple(sorted(p.caps.items())), tuple(sorted(p.discovering.items())), tuple(p.inflight.items()),
+        tuple(sorted(p.dirty)), tuple((k, tuple(v)) for k, v in p.receipts.items()))
+    return (c.name, proc, tuple((k, _te_tuple(v)) for k, v in c.disk_tes.items()),
+            tuple((k, v.id, tuple(v.nodes.items()), v.status) for k, v in c.disk_runs.items()), c.epochs)
 
 
 class HarnessRules:

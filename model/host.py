@@ -245,7 +245,8 @@ INTERRUPT_KINDS = {"approval": "request_approval", "clarification": "request_inp
 
 
 def _interrupt_moves(world):
-    if len(world.interrupts) >= world.params.max_runs:
+    cap = world.params.max_interrupts
+    if len(world.interrupts) >= (world.params.max_runs if cap is None else cap):
         return []
     return [dict(run=r.id, kind=k, form=f) for r in _runs_in(world, "running")
             for k in INTERRUPT_KINDS for f in ((True, False) if k != "external-event" else (True,))]

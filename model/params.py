@@ -55,6 +55,12 @@ class Params:
     max_time: int = 6
     retention: int = 2        # ticks a run stays readable after its retention starts
     tick_ms: int = 1000
+    # Environment bounds an exhaustive scope tightens (the defaults are the random engine's):
+    retry_reserve: int = 4    # requests beyond max_requests that MRTR retries may still use
+    max_interrupts: int | None = None   # interrupts over all runs (None: max_runs)
+    max_pauses: int | None = None       # operator pauses over all runs (None: unbounded)
+    rest_subjects: tuple[str, ...] | None = None   # Subjects that act over REST (None: every Subject)
+    stdio: bool = True        # plain clients also reach each server over stdio (besides streamable HTTP)
 
     # The client harness (model.harness), present only in a composed world: each harness client and
     # the Subject it speaks for (bob may read but not cancel: his tasks/cancel is acknowledged with
@@ -76,11 +82,17 @@ class Params:
             return self.subjects[self.clients.index(client) % len(self.subjects)]
         return self.subject(dict(self.harness_clients)[client])
 
+    def rest_callers(self) -> tuple[Subject, ...]:
+        if self.rest_subjects is None:
+            return self.subjects
+        return tuple(s for s in self.subjects if s.name in self.rest_subjects)
+
     def serves_tasks(self, server: str) -> bool:
         return dict(self.servers)[server]
 
     def sizes(self) -> dict:
-        return {k: getattr(self, k) for k in ("max_requests", "max_runs", "max_effects", "max_time", "retention")} | {
+        return {k: getattr(self, k) for k in ("max_requests", "max_runs", "max_effects", "max_time", "retention",
+                                               "retry_reserve", "max_interrupts", "max_pauses")} | {
             "tenants": len(self.tenants), "clients": len(self.clients), "servers": len(self.servers),
             "subjects": len(self.subjects)}
 

@@ -21,7 +21,7 @@ def rest_create(world, subject, server):
 
 def _cancel_moves(world):
     return [dict(subject=s.name, run=r.id) for r in world.runs.values() if not r.purged and r.status not in TERMINAL
-            for s in world.params.subjects if "runs:cancel" in s.scopes]
+            for s in world.params.rest_callers() if "runs:cancel" in s.scopes]
 
 
 @action("rest", _cancel_moves, lambda w, a: f"{a['subject']} calls cancelRun on {w.label(a['run'])} over REST")
@@ -40,7 +40,7 @@ def _resolve_moves(world):
             if i.kind != "external-event" and not world.runs[i.run].purged
             and (i.open or i.id == world.runs[i.run].interrupts[-1] and not any(
                 e["type"] == "interrupt.resolved" and e.get("via") == "rest" for e in world.runs[i.run].log))
-            for s in world.params.subjects for resp in ("accept", "decline")]
+            for s in world.params.rest_callers() for resp in ("accept", "decline")]
 
 
 @action("rest", _resolve_moves, lambda w, a: f"{a['subject']} resolves {w.label(a['interrupt'])} over REST ({a['response']})")
@@ -50,6 +50,9 @@ def rest_resolve(world, subject, interrupt, response):
 
 
 def _pause_moves(world):
+    cap = world.params.max_pauses
+    if cap is not None and sum(e["type"] == "run.paused" for r in world.runs.values() for e in r.log) >= cap:
+        return []
     return [dict(run=r.id) for r in world.runs.values() if r.status == "running" and not r.purged]
 
 

@@ -40,12 +40,14 @@ class World:
         self.interrupts: dict[str, Interrupt] = {}
         self.requests: dict[str, Request] = {}
         self.request_states: dict[str, RequestState] = {}
-        self.stdio_open: set[tuple[str, str]] = {(c, s) for c in self.params.clients for s, _ in self.params.servers}
+        self.stdio_open: set[tuple[str, str]] = {(c, s) for c in self.params.clients for s, _ in self.params.servers
+                                                 if self.params.stdio}
         self.notified: dict[tuple[str, str], dict] = {}   # (listen requestId, runId) -> the view last published
         self.last_sent: dict[tuple[str, str], dict] = {}  # (listen requestId, runId) -> the last notifications/tasks params
         self.effects = 0
         self.serial = 0
         self.history: list[Step] = []
+        self.depth = 0           # steps taken since the initial state (a clone keeps it, not the history)
         self.step: Step | None = None
         self.facts: dict = {}    # derived facts properties keep between steps (by property id)
         self._labels: dict[str, str] = {}   # ids never change meaning, so their labels are cached
@@ -153,7 +155,7 @@ class World:
         args = dict(args or {})
         if check and args not in action.moves(self):
             raise ModelError(f"{action_name}({args}) is not enabled in this state")
-        step = Step(index=len(self.history), action=action_name, args=args, actor=action.actor)
+        step = Step(index=self.depth, action=action_name, args=args, actor=action.actor)
         step.pre_status = {rid: r.status for rid, r in self.runs.items()}
         step.pre_phase = {qid: q.phase for qid, q in self.requests.items()}
         step.pre_owner = {qid: q.owns for qid, q in self.requests.items()}
@@ -169,6 +171,7 @@ class World:
                 step.created.extend(list(table)[before:])
         step.note = action.say(self, args)
         self.history.append(step)
+        self.depth += 1
         return step
 
 

@@ -4,7 +4,10 @@ Kinds (the finer form of the catalogue's S/T/L/W/G):
 - invariant: over the state after every step;
 - step: over one step (the state before, the step's record, the state after);
 - trace: over the history so far (kept incrementally in `world.facts`);
-- liveness: over a finished exploration, after the fair drain of `model.fairness`;
+- liveness: over a finished exploration (after the fair drain of `model.fairness`) or, for the
+  exhaustive engine, over every state of the explored graph: what is owed there. What it must
+  remember of the steps that led to a state it keeps in `world.facts` through its `monitor`,
+  called after every step (engines keep no history in the states they search);
 - witness: a behaviour that must be reachable (its check returns a message when reached);
 - gap: a known gap: its check returns a message when the gap is exhibited.
 A check returns None when the property holds at this step, or a message carrying the values involved.
@@ -28,6 +31,7 @@ class Property:
     check: Callable = field(compare=False)
     premise: Callable | None = field(default=None, compare=False)   # when the antecedent is exercised
     area: str = ""
+    monitor: Callable | None = field(default=None, compare=False)   # (world, step) -> None, after every step
 
     @property
     def asserted(self) -> bool:
@@ -38,7 +42,8 @@ class Property:
 CATALOGUE: dict[str, Property] = {}
 
 
-def prop(name: str, ids, kind: str, clause: str, sentence: str, premise: Callable | None = None):
+def prop(name: str, ids, kind: str, clause: str, sentence: str, premise: Callable | None = None,
+         monitor: Callable | None = None):
     """Register the decorated check `(world, step) -> str | None` as a property."""
     assert kind in KINDS, kind
     ids = (ids,) if isinstance(ids, str) else tuple(ids)
@@ -47,9 +52,20 @@ def prop(name: str, ids, kind: str, clause: str, sentence: str, premise: Callabl
         area = check.__module__.rsplit(".", 1)[-1]
         if name in CATALOGUE:
             raise ValueError(f"duplicate property {name}")
-        CATALOGUE[name] = Property(name, ids, kind, clause, sentence, check, premise, area)
+        CATALOGUE[name] = Property(name, ids, kind, clause, sentence, check, premise, area, monitor)
         return check
     return register
+
+
+def annotate(world, key: str, item, index: int) -> None:
+    """Remember the step at which a monitor learnt `item`, for messages only: annotations (fact keys
+    holding a ".") are left out of state fingerprints, so two states that differ only in when
+    something happened are one state (model.snapshot)."""
+    world.facts.setdefault(f"{key}.at", {}).setdefault(item, index)
+
+
+def learnt_at(world, key: str, item) -> int | str:
+    return world.facts.get(f"{key}.at", {}).get(item, "?")
 
 
 def find(name_or_id: str) -> Property:

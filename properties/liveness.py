@@ -12,7 +12,7 @@
 """
 from __future__ import annotations
 
-from .base import prop
+from .base import annotate, learnt_at, prop
 from .ownership import OPEN, TERMINAL, created_runs, started_run
 
 
@@ -22,17 +22,24 @@ def owed_calls(world) -> list:
 
 
 def cancelled_owners(world) -> list[tuple[str, str, str, int]]:
-    """(requestId, cause, runId, step index) for each owner cancelled while its run was not terminal."""
+    """(requestId, cause, runId, step index) for each owner cancelled while its run was not terminal,
+    as the monitor recorded them."""
+    return [(qid, cause, rid, learnt_at(world, "LIV-1", qid)) for qid, cause, rid in world.facts.get("LIV-1", ())]
+
+
+def _liv1_monitor(world, step) -> None:
+    """Remember each owner cancelled while the run it started was not terminal (the step's record:
+    which requests it cancelled, and every run's status before it)."""
+    if not step.cancelled:
+        return
     created = created_runs(world)
-    out = []
-    for step in world.history:
-        for qid, cause in step.cancelled:
-            if step.pre_phase.get(qid) not in OPEN:
-                continue
-            rid = started_run(world, world.requests[qid], created)
-            if rid is not None and step.pre_status.get(rid, "completed") not in TERMINAL:
-                out.append((qid, cause, rid, step.index))
-    return out
+    for qid, cause in step.cancelled:
+        if step.pre_phase.get(qid) not in OPEN:
+            continue
+        rid = started_run(world, world.requests[qid], created)
+        if rid is not None and step.pre_status.get(rid, "completed") not in TERMINAL:
+            world.facts["LIV-1"] = world.facts.get("LIV-1", ()) + ((qid, cause, rid),)
+            annotate(world, "LIV-1", qid, step.index)
 
 
 def _liv1_premise(world, step):
@@ -44,7 +51,7 @@ def _liv1_premise(world, step):
 @prop("every-call-answered-or-cancelled", "LIV-1", "liveness", "RFC §G",
       "Under weak fairness of host steps and eventual external events, every tools/call and MRTR retry is "
       "eventually answered or cancelled, and every run not terminal when its owner was cancelled eventually "
-      "reads cancelled.", premise=_liv1_premise)
+      "reads cancelled.", premise=_liv1_premise, monitor=_liv1_monitor)
 def liv1_everything_owed_is_paid(world, step):
     quiesced = world.facts.get("drain_quiesced")
     drained = ("with no fair drain recorded" if quiesced is None else

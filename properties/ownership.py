@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from model import identity
 
-from .base import prop
+from .base import annotate, learnt_at, prop
 
 OPEN = ("received", "streaming")
 ANSWERED = ("sent", "delivered", "lost")
@@ -159,7 +159,8 @@ def _own2_premise(world, step):
       "cancelRun would (reason mcp-request-cancelled unless a cancel was in progress, same cascade), and the "
       "run then starts no node or work effect and neither completes nor fails.", premise=_own2_premise)
 def own2_owner_cancel_cancels_run(world, step):
-    facts = world.facts.setdefault("OWN-2", {})        # runId -> (requestId, step index, expected reason)
+    facts = world.facts.setdefault("OWN-2", {})        # runId -> (requestId, expected reason)
+    fresh = set()                                      # runs whose owner's cancel is accepted at this step
     for qid, cause, rid in _owner_accepts(world, step):
         run, pre = world.runs[rid], step.pre_status[rid]
         cancelling = _events(step, rid, "run.cancelling")
@@ -181,15 +182,18 @@ def own2_owner_cancel_cancels_run(world, step):
                 return (f"request {qid}'s cancellation cancelled {world.label(rid)} but not its descendant "
                         f"{world.label(child)} (status {world.runs[child].status}): the cascade of cancelRun is "
                         f"missing")
-        facts.setdefault(rid, (qid, step.index, None if pre == "cancelling" else REQUEST_CANCELLED))
-        for child in descendants(world, rid):
-            if step.pre_status.get(child) not in TERMINAL:
-                facts.setdefault(child, (qid, step.index, None))
+        for run_id, reason in ((rid, None if pre == "cancelling" else REQUEST_CANCELLED),
+                               *((c, None) for c in descendants(world, rid) if step.pre_status.get(c) not in TERMINAL)):
+            if run_id not in facts:
+                facts[run_id] = (qid, reason)
+                fresh.add(run_id)
+                annotate(world, "OWN-2", run_id, step.index)
     for rid, e in step.events:
         seen = facts.get(rid)
-        if seen is None or seen[1] >= step.index or e.get("replayed"):
+        if seen is None or rid in fresh or e.get("replayed"):
             continue
-        qid, at, reason = seen
+        qid, reason = seen
+        at = learnt_at(world, "OWN-2", rid)
         kind = e.get("type")
         if kind in AFTER_CANCEL_FORBIDDEN or (kind == "effect.performed" and e.get("kind") == "work"):
             what = f"effect.performed ({e.get('kind')})" if kind == "effect.performed" else kind
@@ -332,17 +336,20 @@ def _g3_premise(world, step):
       "Nothing promises that no external effect happens after the owner's cancellation was accepted: "
       "compensation and an attempt in flight may act afterwards.", premise=_g3_premise)
 def own_g3_effect_after_owner_cancel(world, step):
-    facts = world.facts.setdefault("OWN-G3", {})    # runId -> (requestId, step index)
+    facts = world.facts.setdefault("OWN-G3", {})    # runId -> requestId
+    fresh = set()
     for qid, _, rid in _owner_accepts(world, step):
         if _accepted_here(world, step, rid):
-            facts.setdefault(rid, (qid, step.index))
-            for child in descendants(world, rid):
-                facts.setdefault(child, (qid, step.index))
+            for run_id in (rid, *descendants(world, rid)):
+                if run_id not in facts:
+                    facts[run_id] = qid
+                    fresh.add(run_id)
+                    annotate(world, "OWN-G3", run_id, step.index)
     for rid, e in step.events:
-        seen = facts.get(rid)
-        if seen is not None and seen[1] < step.index and e.get("type") == "effect.performed":
+        owner = facts.get(rid)
+        if owner is not None and rid not in fresh and e.get("type") == "effect.performed":
             return (f"{world.label(rid)} performed an external effect ({e.get('kind')}) after the cancellation of "
-                    f"its owner {seen[0]} was accepted (step {seen[1]})")
+                    f"its owner {owner} was accepted (step {learnt_at(world, 'OWN-G3', rid)})")
     return None
 
 

@@ -239,7 +239,7 @@ def _ttl1_premise(world, step):
       "At every emission of a task, ttlMs is null or createdAt + ttlMs is not earlier than the run's purge "
       "time (P-RETENTION).", premise=_ttl1_premise)
 def ttl1_ttl_covers_retention(world, step):
-    facts = world.facts.setdefault("TTL-1", {})     # runId -> (expiry ms, requestId, step index) earliest emitted
+    facts = world.facts.setdefault("TTL-1", {})     # runId -> (expiry ms, requestId) earliest emitted
     tick = world.params.tick_ms
     for qid, t in emitted_tasks(step):
         run = _run_of_ref(world, t.get("taskId"))
@@ -262,10 +262,12 @@ def ttl1_ttl_covers_retention(world, step):
                     f"({'exact' if exact else 'at the earliest'}; retention {world.params.retention} ticks "
                     f"{world.params.p_retention})")
         if not exact and (run.id not in facts or expiry < facts[run.id][0]):
-            facts[run.id] = (expiry, qid, step.index)
+            facts[run.id] = (expiry, qid)
+            world.facts.setdefault("TTL-1.at", {})[run.id] = step.index
     for rid, before, after in _status_changes(world, step):
         if rid in facts and after in TERMINAL:
-            expiry, qid, at = facts.pop(rid)
+            expiry, qid = facts.pop(rid)
+            at = world.facts.get("TTL-1.at", {}).get(rid, "?")
             purge, _ = purge_tick(world, world.runs[rid])
             if expiry < purge * tick:
                 return (f"the task of {world.label(rid)} emitted to {qid} at step {at} expires at {expiry} ms, earlier "

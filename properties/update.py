@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from model import identity
 
-from .base import prop
+from .base import annotate, learnt_at, prop
 
 WAITING = ("waiting-approval", "waiting-input", "waiting-external")
 CLIENT_VIAS = ("tasks/update", "mrtr", "rest")
@@ -141,15 +141,16 @@ def _upd1_premise(world, step):
       "At most one interrupt.resolved per interruptId, however many tasks/update, MRTR retries and REST "
       "resolves answer it, in any interleaving.", premise=_upd1_premise)
 def upd1_resolved_at_most_once(world, step):
-    seen = world.facts.setdefault("UPD-1", {})      # interruptId -> (runId, seq, via, step index)
+    seen = world.facts.setdefault("UPD-1", {})      # interruptId -> (runId, seq, via)
     for rid, e in _resolutions(step):
         iid = e.get("interruptId")
         first = seen.get(iid)
         if first is None:
-            seen[iid] = (rid, e["seq"], e.get("via"), step.index)
+            seen[iid] = (rid, e["seq"], e.get("via"))
+            annotate(world, "UPD-1", iid, step.index)
         elif (first[0], first[1]) != (rid, e["seq"]):
             return (f"{world.label(iid)} of {world.label(rid)} was resolved twice: first via {first[2]} "
-                    f"(step {first[3]}), again via {e.get('via')} by {e.get('by')} ({e.get('action')}) at a "
+                    f"(step {learnt_at(world, 'UPD-1', iid)}), again via {e.get('via')} by {e.get('by')} ({e.get('action')}) at a "
                     f"{step.action} step")
     return None
 

@@ -19,7 +19,9 @@ MINE = [p for p in CATALOGUE.values() if p.area in ("update", "tasks_ops", "owne
 def pick(world, action, **want):
     args = next((a for a in world.moves(action) if all(a.get(k) == v for k, v in want.items())), None)
     assert args is not None, f"no {action} move with {want}"
-    return world.apply(action, args)
+    step = world.apply(action, args)
+    LIV.monitor(world, step)          # as every engine does after each step
+    return step
 
 
 def run_label(world, label):
@@ -28,7 +30,7 @@ def run_label(world, label):
 
 def judge(world):
     """What the verifier does at teardown: the fair drain, then LIV-1 (premise, check)."""
-    world.facts["drain_quiesced"] = drain(world, 200)
+    world.facts["drain_quiesced"] = drain(world, 200, on_step=lambda s: LIV.monitor(world, s))
     return LIV.premise(world, None), LIV.check(world, None)
 
 
@@ -107,6 +109,7 @@ def test_random_baseline_walks_break_none_of_these_properties():
         def check(step):
             for p in MINE:
                 if p.kind == "liveness":
+                    p.monitor(w, step)
                     continue
                 if p.premise(w, step):
                     premised.update(p.ids)
@@ -139,12 +142,13 @@ def test_the_scenario_stories_replay_on_the_baseline_and_reach_their_premises():
                 step = w.apply(action, args)
                 for p in MINE:
                     if p.kind == "liveness":
+                        p.monitor(w, step)
                         continue
                     if p.premise(w, step):
                         premised.update(p.ids)
                     msg = p.check(w, step)
                     assert msg is None or not p.asserted, f"{name}: {p.name}: {msg}"
-            w.facts["drain_quiesced"] = drain(w, 200)
+            w.facts["drain_quiesced"] = drain(w, 200, on_step=lambda s: LIV.monitor(w, s))
             assert LIV.check(w, None) is None, name
     assert {"UPD-1", "UPD-2", "UPD-3", "UPD-4", "RPL-1", "TTL-1", "TTL-2", "TTL-3", "CNL-1", "CNL-2",
             "OWN-2", "OWN-3", "OWN-4", "OWN-G3"} <= premised
