@@ -371,28 +371,8 @@ def _z3_result(variant, args):
 
 # ---- replay ---------------------------------------------------------------------------------------
 def cmd_replay(args) -> int:
-    from . import itf
-    from .reproduce import reproduce
-    path = Path(args.file)
-    try:
-        meta, steps = itf.load(path.read_text(encoding="utf-8"))
-        variant, prop = meta["variant"], meta["property"]
-    except FileNotFoundError:
-        raise UsageError(f"taskmodel: {path}: no such file") from None
-    except (ValueError, KeyError, TypeError) as e:
-        raise UsageError(f"taskmodel: {path}: not an ITF trace of this tool ({type(e).__name__}: {e})") from None
-    outcome = reproduce(variant, prop, steps)
-    if outcome.diverged_at is not None:
-        print(f"diverges at step {outcome.diverged_at + 1}: {outcome.reason}")
-        return EXIT_REFUTED
-    if outcome.violation is None:
-        print(f"every step replays, but {prop} ({', '.join(meta.get('ids', []))}) is not reproduced")
-        return EXIT_REFUTED
-    if len(outcome.violation.history) != len(steps):
-        print(f"{prop} is reproduced at step {len(outcome.violation.history)}, not at step {len(steps)} as recorded")
-        return EXIT_REFUTED
-    print(f"replayed {len(steps)} steps of {variant}: {outcome.violation}")
-    return EXIT_OK
+    from .reproduce import replay_file
+    return replay_file(Path(args.file), getattr(args, "variant", None))
 
 
 # ---- rules ----------------------------------------------------------------------------------------
