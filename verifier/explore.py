@@ -203,14 +203,15 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     for name, (msg, hist) in obs.observed.items():
         traces.setdefault(name, (msg, hist))
     truncated = chunks is not None and chunk < chunks and not stopped
+    replay_world = make_world if chunks is not None else _until(make_world, started + budget)
     for name, (msg, hist) in sorted(traces.items(), key=lambda kv: (len(kv[1][1]), kv[0])):
-        if chunks is None and time.monotonic() > started + budget:
-            break
         moves = [(s.action, s.args) for s in hist]
         created = [s.created for s in hist]
         try:
-            small, _ = shrink(make_world, moves, created, catalogue, name)
-            out = run_trace(make_world, small, catalogue, name)
+            small, _ = shrink(replay_world, moves, created, catalogue, name)
+            out = run_trace(replay_world, small, catalogue, name)
+        except OutOfBudget:
+            break                       # the budget is spent: the traces found so far stand as found
         except ModelFault:
             continue                    # a shorter candidate faulted where it drained: keep this one
         if out.violation is not None and len(out.violation.history) <= len(hist):
@@ -242,6 +243,15 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
                 "chunks": chunk, "scenarios": scenarios}, examples=obs.examples, steps=obs.steps,
         action_counts=dict(sorted(obs.action_counts.items())), verdicts=verdicts, faults=faults,
         overrides=recorder.summary() if recorder is not None else None, stopped=stopped)
+
+
+def _until(make_world, deadline: float):
+    """`make_world`, refusing to start a replay once `deadline` has passed (bounds shrinking)."""
+    def make():
+        if time.monotonic() > deadline:
+            raise OutOfBudget
+        return make_world()
+    return make
 
 
 def _params(variant, base_params):
