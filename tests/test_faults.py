@@ -117,3 +117,19 @@ def test_one_line_and_the_record():
     f = Fault("x.py:3", "KeyError: 'k'", [("call_tool", {"client": "C1"})], "call_tool")
     assert f.line() == "x.py:3: KeyError: 'k' during call_tool"
     assert f.to_json()["steps"] == [{"action": "call_tool", "args": {"client": "C1"}}]
+
+
+def test_a_message_breaking_the_wire_schema_is_a_fault_naming_the_field():
+    """A builder refuses a message with an odd value where it is built: there is no message for a
+    wire property to judge, so it is a fault that names the message, the field and the value."""
+    from model.amend import Amendment
+
+    class BogusStatus(Amendment):
+        name = "bogus-status"
+
+        def project_status(self, world, run):
+            return ("bogus", None)
+
+    r = explore(BogusStatus, budget=20, seed=0, chunks=1)
+    (f,) = r.faults
+    assert "breaks the wire schema: status" in f.error and "'bogus'" in f.error, f.error

@@ -86,6 +86,12 @@ def locate(exc: BaseException) -> str:
 def one_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     text = lines[0].strip() if lines else ""
+    errors = getattr(exc, "errors", None)
+    if callable(errors) and hasattr(exc, "title"):
+        # A wire builder refused the message (model.wire validates what it builds): say which field.
+        first = errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ()))
+        text = f"the {exc.title} built breaks the wire schema: {where}: {first.get('msg')} (got {first.get('input')!r})"
     if len(text) > _WIDTH:
         text = text[:_WIDTH - 3] + "..."
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
