@@ -27,9 +27,27 @@ def _taskmodel(*args, cwd=ROOT):
                           cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
+SMALL = {"chunks": 2, "examples_per_chunk": 10, "steps": 20, "budget_cap": 60, "seed": 0}
+
+
+def record_small(dest: Path) -> Path:
+    """A copy of the sample spec repository recorded with the smallest settings: a gate of a second."""
+    shutil.copytree(SPEC, dest)
+    files.write_atomic(dest / "counterexamples" / "manifest.json", json.dumps({"settings": SMALL}))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(dest)
+        assert main(["gate", "--variants", ".", "--record", "--jobs", "1"]) == EXIT_OK
+    return dest
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    return record_small(tmp_path_factory.mktemp("recorded") / "spec")
+
+
 @pytest.fixture
-def spec(tmp_path, monkeypatch):
-    shutil.copytree(SPEC, tmp_path / "spec")
+def spec(recorded, tmp_path, monkeypatch):
+    shutil.copytree(recorded, tmp_path / "spec")
     monkeypatch.chdir(tmp_path)
     return tmp_path / "spec"
 
@@ -80,11 +98,10 @@ def test_record_a_new_spec_repository(tmp_path, monkeypatch, capsys):
     shutil.copy(SPEC / "detach_on_disconnect.py", tmp_path / "amendments")
     assert main(["gate", "--variants", "amendments"]) == EXIT_USAGE       # no manifest to gate against
     assert "amendments/counterexamples/manifest.json: no manifest" in capsys.readouterr().err
-    settings = json.loads((SPEC / "counterexamples/manifest.json").read_text(encoding="utf-8"))["settings"]
-    files.write_atomic("amendments/counterexamples/manifest.json", json.dumps({"settings": settings}))
+    files.write_atomic("amendments/counterexamples/manifest.json", json.dumps({"settings": SMALL}))
     assert main(["gate", "--variants", "amendments", "--record", "--jobs", "1"]) == EXIT_OK
     manifest = json.loads((tmp_path / "amendments/counterexamples/manifest.json").read_text(encoding="utf-8"))
-    assert manifest["settings"] == settings
+    assert manifest["settings"] == SMALL
     assert manifest["variants"]["spec-detach-on-disconnect"]["verdicts"]["owner-cancel-cancels-run"] == "refuted"
     assert (tmp_path / "amendments" / CX / "test_reproduce.py").is_file()
 

@@ -22,9 +22,11 @@ CASE = "counterexamples/spec-detach-on-disconnect/owner-cancel-cancels-run"
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    """The sample spec repository (its manifest's small budget), recorded afresh from inside it."""
+    """The sample spec repository, recorded afresh from inside it with the smallest settings (a second)."""
     spec = tmp_path_factory.mktemp("recorded") / "spec"
     shutil.copytree(SPEC, spec)
+    (spec / "counterexamples" / "manifest.json").write_text(json.dumps(
+        {"settings": {"chunks": 2, "examples_per_chunk": 10, "steps": 20, "budget_cap": 60, "seed": 0}}), encoding="utf-8")
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(spec)
         assert main(["gate", "--variants", ".", "--record", "--jobs", "1"]) == EXIT_OK
