@@ -130,3 +130,32 @@ def test_bfs_engine_absent_is_usage(capsys, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "verifier.engines.bfs", None)      # as in a build without it
     code, _, err = run(capsys, "check", "--engine", "bfs", "--budget", "1")
     assert code == 3 and "bfs engine is not available" in err
+
+
+def test_the_search_stops_early_and_says_so_when_nothing_can_change(capsys):
+    from properties.base import Property
+    from verifier.commands import print_result
+    from verifier.explore import explore
+
+    def no_call(world, step):
+        return "a call was made" if world.requests else None
+
+    p = Property("never-called", ("TEST-1",), "invariant", "test", "planted", no_call)
+    r = explore(None, budget=30, props=[p])
+    assert r.by_name()["never-called"].verdict == "refuted"
+    assert r.stopped == "every asserted property is refuted" and r.elapsed_s < 15
+    from rich.console import Console
+    buf = io.StringIO()
+    print_result(r, Console(file=buf, width=120))
+    assert "stopped early: every asserted property is refuted" in buf.getvalue()
+
+
+def test_the_budget_bounds_the_whole_check(capsys, tmp_path, monkeypatch):
+    import time
+    monkeypatch.chdir(tmp_path)
+    started = time.monotonic()
+    code, out, _ = run(capsys, "check", "--variant", "completes-after-disconnect", "--budget", "2", "--json",
+                       "--no-counterexamples")
+    data = json.loads(out)
+    assert code == 1 and data["results"][0]["budget"]["elapsed"] <= 2.5
+    assert time.monotonic() - started < 10
