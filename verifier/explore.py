@@ -120,6 +120,10 @@ def play_scenarios(make_world, catalogue, asserted, obs, refuted) -> int:
                     args = args(world) if callable(args) else args
                 except (IndexError, KeyError):
                     break                   # the story names a run or request this variant never made
+                except (KeyboardInterrupt, ModelFault):
+                    raise
+                except BaseException as e:  # the story read the variant's state and that raised
+                    raise ModelFault(fault_of(e, world.history, f"the scenario before {action}")) from e
                 if args not in world.moves(action):
                     break
                 check_step(world, world.apply(action, args, check=False), catalogue, asserted, obs)
