@@ -104,7 +104,7 @@ def _wrap(key: str, name: str, override, baseline, rec: Recorder):
             return got
         rec.depth += 1
         try:
-            twin = copy.deepcopy((self, world, args))
+            twin = _twin(self, world, args)
             theirs = _asked(baseline, *twin)
             theirs = (theirs, _effects(twin[1]))
         except Exception:              # a world that cannot be copied: the call is only counted
@@ -124,6 +124,42 @@ def _answer(override, self, world, args, counts):
     except BaseException:
         counts["differed"] += 1        # it raised where the baseline answered (a fault, reported as such)
         raise
+
+
+def _twin(self, world, args):
+    """(rules, world, args) of an independent copy to ask the baseline on: `model.snapshot.clone`
+    (fast, with the step in progress copied too) when every argument is a record of the world or a
+    plain value, else a deep copy."""
+    found = [_locator(world, a) for a in args]
+    if all(f is not None for f in found):
+        from model.snapshot import clone
+        twin = clone(world)
+        if world.step is not None:
+            step = twin.step = copy.copy(world.step)
+            for name in ("events", "emitted", "cancelled", "created"):
+                setattr(step, name, list(getattr(world.step, name)))
+        return twin.rules, twin, tuple(f(twin) for f in found)
+    return copy.deepcopy((self, world, args))
+
+
+def _locator(world, value):
+    """How to find `value` in a clone of `world`: a function of the clone, or None when unknown."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return lambda twin: value
+    for table in ("runs", "requests", "interrupts"):
+        key = getattr(value, "id", None)
+        if isinstance(key, str) and getattr(world, table).get(key) is value:
+            return lambda twin, table=table, key=key: getattr(twin, table)[key]
+    if world.harness is not None:
+        for name, c in world.harness.clients.items():
+            for store in ("disk_tes", "proc"):
+                tes = getattr(c, store) if store == "disk_tes" else getattr(c.proc, "tes", {})
+                for op, te in tes.items():
+                    if te is value:
+                        return (lambda twin, name=name, op=op: twin.harness.clients[name].disk_tes[op]) \
+                            if store == "disk_tes" else \
+                            (lambda twin, name=name, op=op: twin.harness.clients[name].proc.tes[op])
+    return None
 
 
 def _asked(baseline, self, world, args):
@@ -153,14 +189,11 @@ def _undo(world, mark) -> None:
 
 
 def _effects(world):
-    """What an acting rule may have changed, comparable across a world and its copy."""
+    """What an acting rule may have changed, comparable across a world and its copy: the state
+    (`model.snapshot.state_tuple`) and what the step in progress recorded and sent."""
+    from model.snapshot import state_tuple
     step = world.step
-    harness = world.harness
-    return _plain((world.runs, world.interrupts, world.requests, sorted(world.request_states), world.serial,
-                   world.effects, world.notified, world.stdio_open,
-                   None if step is None else (step.events, step.emitted),
-                   None if harness is None else [(c.name, c.proc, c.disk_tes, c.disk_runs)
-                                                 for c in harness.clients.values()]))
+    return state_tuple(world), None if step is None else (step.events, step.emitted, step.cancelled)
 
 
 def _plain(value, depth: int = 0):
