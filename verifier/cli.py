@@ -45,14 +45,14 @@ def build_parser() -> Parser:
     ck.add_argument("--budget", type=float, default=60.0,
                     help="wall-clock seconds for the whole check, shrinking included (default 60; at most a day)")
     ck.add_argument("--seed", type=int, default=0, help="the exploration's seed (default 0)")
-    ck.add_argument("--steps", type=int, default=40, help="steps per explored example (default 40)")
+    ck.add_argument("--steps", type=int, default=40, help="steps per explored example (default 40; at most 1000)")
     ck.add_argument("--step-timeout", type=float, default=5.0, metavar="S",
                     help="the longest one step or check may run before it is a fault (default 5 s)")
     ck.add_argument("--scope", default=None, help="bfs: the named scope to search exhaustively")
     ck.add_argument("--no-symmetry", action="store_true",
                     help="bfs: do not merge states that differ only by renaming ids")
     ck.add_argument("--jobs", type=int, default=1, help="bfs: worker processes (default 1)")
-    ck.add_argument("--depth", type=int, default=8, help="Z3 bound (default 8)")
+    ck.add_argument("--depth", type=int, default=8, help="Z3 bound (default 8; 1 to 1000)")
     ck.add_argument("--timeout", type=float, default=300.0,
                     help="Z3 wall-clock seconds for the whole check; what it leaves open is undetermined (default 300)")
     ck.add_argument("--expect", action="store_true",
