@@ -101,6 +101,34 @@ def _fields(obj, skip=_HISTORY_FIELDS) -> tuple:
     return tuple(getattr(obj, s) for s in obj.__slots__ if s not in skip)
 
 
+# Messages, responses and run-log events are built once and never changed afterwards; every clone
+# shares them. So each one's text is made once and kept with the object (which keeps its id unique).
+_TEXTS: dict[int, tuple[object, str]] = {}
+
+
+def _text(obj) -> str:
+    got = _TEXTS.get(id(obj))
+    if got is None or got[0] is not obj:
+        got = _TEXTS[id(obj)] = (obj, repr(obj))
+    return got[1]
+
+
+def forget_texts() -> None:
+    """Drop the kept texts (an engine calls this when a search ends)."""
+    _TEXTS.clear()
+
+
+def _request_fields(q) -> tuple:
+    return tuple(_text(v) if type(v) is dict else v for v in _fields(q))
+
+
+def _run_fields(r) -> tuple:
+    return (*_fields(r, _RUN_SKIP), tuple(map(_text, r.log)))
+
+
+_RUN_SKIP = _HISTORY_FIELDS | {"log"}
+
+
 def state_tuple(world) -> tuple:
     """Everything that determines the future, as one nested tuple (dict order kept: the model's
     tables are insertion-ordered by creation, which `rename` then makes canonical)."""
@@ -108,9 +136,9 @@ def state_tuple(world) -> tuple:
     extra = tuple((k, _freeze(v)) for k, v in vars(world).items() if k not in _WORLD_FIELDS)
     rules = getattr(world.rules, "__dict__", None)
     return (world.serial, world.clock, world.effects,
-            tuple(_fields(r) for r in world.runs.values()),
+            tuple(_run_fields(r) for r in world.runs.values()),
             tuple(_fields(i) for i in world.interrupts.values()),
-            tuple(_fields(q) for q in world.requests.values()),
+            tuple(_request_fields(q) for q in world.requests.values()),
             tuple(_fields(s) for s in world.request_states.values()),
             tuple(sorted(world.stdio_open)), tuple(world.notified.items()), tuple(world.last_sent.items()),
             facts, extra, _freeze(rules) if rules else (),
@@ -130,6 +158,8 @@ def _freeze(v):
     """A hashable, deterministic form: dicts keep their insertion order (the order the path made
     them in, fixed for a path), sets are sorted (their order would depend on string hashing)."""
     t = type(v)
+    if t is str or t is int or t is tuple or v is None:
+        return v
     if t is dict:
         return tuple((k, _freeze(x)) for k, x in v.items())
     if t is set or t is frozenset:

@@ -13,8 +13,8 @@ from model.world import World, _actions
 from properties.base import load_catalogue
 from verifier.engines import bfs, scopes
 
-# One alice, one request, one run with one interrupt, S1 over HTTP, no REST caller: complete in seconds.
-TINY = "host-tiny"
+# alice alone on S1 over HTTP: one request and its retry, one run, one interrupt: complete in seconds.
+TINY = "host-small"
 
 
 def _walk(world, rnd, steps):
@@ -56,10 +56,10 @@ def test_fingerprint_ignores_history_but_not_state():
 
 
 def test_scope_parsing_and_overrides():
-    s = scopes.parse("host-tiny,max_requests=2,servers=(('S1', True),)")
+    s = scopes.parse("host-small,max_requests=2,servers=(('S1', True),)")
     assert s.sizes["max_requests"] == 2 and s.sizes["servers"] == (("S1", True),)
-    for bad in ("nope", "host-tiny,max_requests", "host-tiny,bogus=1", "host-tiny,max_requests=-1",
-                "host-tiny,max_requests='x'"):
+    for bad in ("nope", "host-small,max_requests", "host-small,bogus=1", "host-small,max_requests=-1",
+                "host-small,max_requests='x'"):
         with pytest.raises(scopes.ScopeError):
             scopes.parse(bad)
     assert scopes.parse(None).name == scopes.DEFAULT_HOST
@@ -128,7 +128,7 @@ def test_liveness_lasso_on_a_host_that_never_answers():
 
 
 def test_capped_search_is_undetermined_never_proved():
-    r = bfs.run_bfs(None, scope="host-small", budget=2)
+    r = bfs.run_bfs(None, scope="host-wide", budget=2)
     assert not r.states["complete"]
     by = r.by_name()
     assert by["owner-cancel-cancels-run"].verdict == "undetermined"
@@ -137,7 +137,7 @@ def test_capped_search_is_undetermined_never_proved():
 
 
 def test_bounded_depth_is_proved_bounded():
-    r = bfs.run_bfs(None, scope="host-small", budget=60, max_depth=2)
+    r = bfs.run_bfs(None, scope="host-pair", budget=60, max_depth=2)
     by = r.by_name()
     assert r.states["depth"] == 2
     assert by["owner-cancel-cancels-run"].verdict == "proved-bounded"
@@ -171,7 +171,7 @@ def test_an_amendment_file_needs_no_registration(tmp_path):
 
 def test_progress_is_reported():
     seen = []
-    sc = scopes.parse("host-small")
+    sc = scopes.parse("host-wide")
     bfs.search(bfs.make_world_for(None, sc), list(load_catalogue().values()), sc,
                deadline=time.monotonic() + 5, progress=lambda s, q: seen.append((s.distinct, q)), every=0.5)
     assert seen and seen[-1][0] > seen[0][0]

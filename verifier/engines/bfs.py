@@ -17,7 +17,7 @@ import time
 from array import array
 from dataclasses import dataclass, field
 
-from model.snapshot import clone, fingerprint
+from model.snapshot import clone, fingerprint, forget_texts
 from model.world import World, _actions
 from properties.base import load_catalogue
 
@@ -36,12 +36,14 @@ class Found:
     message: str
     parent: int
     move: tuple
+    seconds: float           # into the search
 
 
 @dataclass
 class Search:
     """One exhaustive search: what it saw and how far it got."""
     scope: scopes.Scope
+    started: float = 0.0
     generated: int = 0
     distinct: int = 0
     depth: int = 0           # levels completed: every behaviour of at most this many steps was seen
@@ -96,7 +98,7 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
     started = time.monotonic()
     table = _actions()
     names = list(table)
-    s = Search(scope)
+    s = Search(scope, started=started)
     props = list(props)
     live = [p for p in props if p.kind == "liveness"]
     safety = [p for p in props if p.kind != "liveness"]
@@ -169,6 +171,7 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
         s.depth -= 1          # the last level added no state: the diameter
     except _Stop:
         pass
+    forget_texts()
     s.distinct = len(s.moves)
     s.elapsed = time.monotonic() - started
     for p in safety:
@@ -197,7 +200,7 @@ def _check(s: Search, world, step, open_props, sid, move):
                                    f"the check of {p.name}")
             raise _Stop from None
         if msg:
-            s.found[p.name] = Found(msg, sid, (move[0], dict(move[1])))
+            s.found[p.name] = Found(msg, sid, (move[0], dict(move[1])), time.monotonic() - s.started)
             s.checks[p.name] = s.generated
             closed = True
     if closed:
@@ -233,8 +236,9 @@ def _search_job(variant, scope, names, rename, seconds, max_states, max_depth):
 
 def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress):
     make = make_world_for(variant, scope)
+    bound = min(d for d in (max_depth, scope.depth) if d is not None) if (max_depth or scope.depth) else None
     s = search(make, props, scope, rename=rename, deadline=time.monotonic() + seconds, max_states=max_states,
-               progress=progress, max_depth=max_depth)
+               progress=progress, max_depth=bound)
     return s, verdicts_of(s, make, props)
 
 

@@ -19,13 +19,14 @@ class Scope:
     doc: str
     sizes: dict = field(default_factory=dict)     # Params fields
     composed: bool = False                        # the client harness composed with the host
-    symmetry: tuple[str, ...] = ("minted-ids",)   # what the fingerprint may treat as interchangeable
+    depth: int | None = None                      # a stated bound on behaviour length (None: none)
+    symmetry: tuple[str, ...] = ("request-order",)  # what the fingerprint may treat as interchangeable
 
     def params(self, base: Params | None = None) -> Params:
         return (base or Params()).with_(**self.sizes)
 
     def describe(self) -> dict:
-        return {"name": self.name, "composed": self.composed, "symmetry": list(self.symmetry),
+        return {"name": self.name, "composed": self.composed, "depth": self.depth, "symmetry": list(self.symmetry),
                 **{k: _plain(v) for k, v in self.sizes.items()}}
 
 
@@ -35,29 +36,29 @@ def _plain(v):
     return v
 
 
-# The host core: alice (owns what she starts, may cancel and respond), carol (reads only) and mallory
-# (another tenant) on S1, which serves Tasks, and S2, which does not. The REST side is alice and bob
-# (the approver). Two requests, MRTR retries included, one run and one interrupt: what the
-# shortest refutations of the built-in variants need (a call and its retry, a call and a probe).
-_HOST = dict(clients=("C1", "C2", "C3", "C4"), max_requests=2, retry_reserve=0, max_runs=1, max_interrupts=1,
-             max_pauses=1, rest_subjects=("alice", "bob"), max_effects=1, max_time=1, retention=1)
-
 # The narrowest host: alice alone on S1 over HTTP, one request (and one MRTR retry), one run with one
-# interrupt, no REST caller, no pause, effect or clock tick.
-_TINY = dict(clients=("C1",), servers=(("S1", True),), stdio=False, max_requests=1, retry_reserve=1, max_runs=1,
-             max_interrupts=1, max_pauses=0, rest_subjects=(), max_effects=0, max_time=0, retention=1)
+# interrupt, no REST caller, no pause, effect or clock tick. Complete in seconds.
+_SMALL = dict(clients=("C1",), servers=(("S1", True),), stdio=False, max_requests=1, retry_reserve=1, max_runs=1,
+              max_interrupts=1, max_pauses=0, rest_subjects=(), max_effects=0, max_time=0, retention=1)
 
 SCOPES = {s.name: s for s in (
-    Scope("host-tiny", "alice alone on S1 over HTTP: one request and its MRTR retry, one run, one interrupt; "
-                       "no REST caller, pause, effect or tick (complete in seconds)", _TINY),
-    Scope("host-small", "the host core: alice, bob, carol and mallory's clients, two requests (retries "
-                        "included), one run, one interrupt, one pause, one effect, one clock tick", _HOST),
-    Scope("host-medium", "three requests, two runs, two interrupts, two ticks: deeper interleavings (long)",
-          dict(_HOST, max_requests=3, max_runs=2, max_interrupts=2, max_time=2)),
-    Scope("composed-small", "the host with one harness client (alice's H1) on S1 over HTTP: one local run, three "
-                            "harness requests, one crash, two attempts; no plain-client request",
-          dict(_TINY, max_requests=0, retry_reserve=0, harness_clients=(("H1", "alice"),), harness_max_runs=1,
-               harness_max_requests=3, harness_max_crashes=1, harness_max_attempts=2), composed=True),
+    Scope("host-small", "alice alone on S1 over HTTP: one request and its MRTR retry, one run, one interrupt; no "
+                        "REST caller, pause, effect or clock tick", _SMALL),
+    Scope("host-rest", "host-small with the REST side: alice and bob over REST, one operator pause, one external "
+                       "effect, one clock tick; no MRTR retry", dict(_SMALL, retry_reserve=0, rest_subjects=(
+                           "alice", "bob"), max_pauses=1, max_effects=1, max_time=1)),
+    Scope("host-pair", "two requests from alice's and mallory's clients (another tenant) on S1 over HTTP, one run, "
+                       "one interrupt; behaviours of at most 4 steps",
+          dict(_SMALL, clients=("C1", "C4"), max_requests=2, retry_reserve=0), depth=4),
+    Scope("host-wide", "every client (alice, bob, carol, mallory), both servers, stdio, two requests, the REST "
+                       "side: the random engine's environment at two requests (behaviours of at most 3 steps)",
+          dict(clients=("C1", "C2", "C3", "C4"), max_requests=2, retry_reserve=0, max_runs=1, max_interrupts=1,
+               max_pauses=1, max_effects=1, max_time=1, retention=1), depth=3),
+    Scope("composed-small", "the host with one harness client (alice's H1) on S1 over HTTP: one local run, two "
+                            "harness requests, one crash, one attempt; no interrupt and no plain-client request",
+          dict(_SMALL, max_requests=0, retry_reserve=0, max_interrupts=0, harness_clients=(("H1", "alice"),),
+               harness_max_runs=1, harness_max_requests=2, harness_max_crashes=1, harness_max_attempts=1),
+          composed=True),
 )}
 
 DEFAULT_HOST, DEFAULT_COMPOSED = "host-small", "composed-small"

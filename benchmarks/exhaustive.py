@@ -1,0 +1,104 @@
+"""Exhaustive-engine figures: the baseline at each scope, and every built-in variant's first
+counterexample beside the random engine's (scenario stories off) and the manifest's length.
+
+    .venv/bin/python benchmarks/exhaustive.py                 # both tables
+    .venv/bin/python benchmarks/exhaustive.py --scopes host-small composed-small --skip-variants
+    .venv/bin/python benchmarks/exhaustive.py --only detach-on-disconnect --random-budget 60
+
+Figures are wall-clock on this machine; compare the rows of one run, not runs on other days.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from model.variants import builtins  # noqa: E402
+from properties.base import load_catalogue  # noqa: E402
+from verifier.engines import bfs, scopes  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def baseline_table(names, budget):
+    catalogue = list(load_catalogue().values())
+    print(f"{'scope':16s} {'distinct':>9s} {'generated':>10s} {'depth':>5s} {'states/s':>9s} {'wall s':>7s}  complete")
+    for name in names:
+        sc = scopes.parse(name)
+        host, harness = bfs.split_catalogue(catalogue)
+        props = harness if sc.composed else host
+        t = time.monotonic()
+        s = bfs.search(bfs.make_world_for(None, sc), props, sc, deadline=time.monotonic() + budget,
+                       max_depth=sc.depth)
+        wall = time.monotonic() - t
+        done = "yes" if s.complete else (f"to depth {s.depth}" if s.bounded else f"no ({s.capped})")
+        print(f"{name:16s} {s.distinct:9d} {s.generated:10d} {s.depth:5d} {s.distinct / wall:9.0f} {wall:7.1f}  {done}",
+              flush=True)
+
+
+def _expected(v, catalogue):
+    """The properties a variant expects refuted (the ones its flaw should show at some scope)."""
+    ids = {rid for rid, want in v.expect.items() if want == "refuted"}
+    return [p for p in catalogue if set(p.ids) & ids]
+
+
+def variant_table(only, budget, random_budget):
+    from verifier.explore import explore
+    catalogue = list(load_catalogue().values())
+    manifest = json.loads((ROOT / "counterexamples" / "manifest.json").read_text())["variants"]
+    print(f"\n{'variant':38s} {'property':38s} {'scope':15s} {'bfs s':>6s} {'len':>4s} "
+          f"{'random s':>8s} {'len':>4s} {'manifest':>8s}")
+    for name, v in sorted(builtins().items()):
+        if only and name not in only:
+            continue
+        for p in _expected(v, catalogue):
+            row = None
+            for sc_name in ("host-small", "host-rest", "host-pair", "composed-small"):
+                sc = scopes.parse(sc_name)
+                if sc.composed != (p.area in bfs.HARNESS_AREAS):
+                    continue
+                s = bfs.search(bfs.make_world_for(v, sc), [p], sc, deadline=time.monotonic() + budget,
+                               max_depth=sc.depth, want_graph=p.kind == "liveness")
+                hit = s.found.get(p.name)
+                if hit is not None:
+                    row = (sc_name, f"{hit.seconds:6.1f}", f"{len(s.path(hit.parent)) + 1:4d}")
+                    break
+                if p.kind == "liveness" and s.liveness.get(p.name):
+                    lasso = s.liveness[p.name]
+                    row = (sc_name, f"{s.elapsed:6.1f}", f"{len(s.path(lasso.state)) + len(lasso.loop):4d}")
+                    break
+            row = row or ("not at scope", "     -", "   -")
+            rand = ("       -", "   -")
+            if random_budget:
+                t = time.monotonic()
+                r = explore(v, budget=random_budget, props=[p], stories=False)
+                got = r.by_name()[p.name]
+                rand = ((f"{time.monotonic() - t:8.1f}", f"{got.length:4d}") if got.verdict == "refuted"
+                        else (f"  >{random_budget:5.0f}", "   -"))
+            known = manifest.get(name, {}).get("lengths", {}).get(p.name)
+            print(f"{name[:38]:38s} {p.name[:38]:38s} {row[0]:15s} {row[1]} {row[2]} {rand[0]} {rand[1]} "
+                  f"{'-' if known is None else known:>8}", flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scopes", nargs="*", default=list(scopes.SCOPES))
+    ap.add_argument("--budget", type=float, default=120.0, help="seconds per search (default 120)")
+    ap.add_argument("--only", nargs="*", default=None, help="variants to time")
+    ap.add_argument("--random-budget", type=float, default=0.0,
+                    help="seconds of random exploration (stories off) per expected property; 0 skips it")
+    ap.add_argument("--skip-variants", action="store_true")
+    ap.add_argument("--skip-baseline", action="store_true")
+    a = ap.parse_args(argv)
+    if not a.skip_baseline:
+        baseline_table(a.scopes, a.budget)
+    if not a.skip_variants:
+        variant_table(a.only, a.budget, a.random_budget)
+
+
+if __name__ == "__main__":
+    main()
