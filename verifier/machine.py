@@ -97,6 +97,8 @@ def check_step(world, step, props, asserted, obs: Observations):
         with watchdog.current().bounded():
             for p in props:
                 if p.kind == "liveness":
+                    if p.monitor is not None:
+                        p.monitor(world, step)
                     continue
                 if p.premise is not None and p.premise(world, step):
                     obs.premise_counts[p.name] = obs.premise_counts.get(p.name, 0) + 1
