@@ -8,6 +8,7 @@ REQUIREMENTS = {
     'NEG-1': ('S', 'ext-tasks §Capability Negotiation'),
     'NEG-2': ('S', 'ext-tasks §Error Handling'),
     'NEG-3': ('S', 'ext-tasks §Task Status Notifications'),
+    'NEG-4': ('S', 'core §Errors, ext-tasks §Capability Negotiation'),
     'CRT-1': ('S', 'RFC §B.3'),
     'CRT-2': ('W', 'RFC §B.4'),
     'CRT-3': ('S', 'ext-tasks §Task Creation'),
@@ -21,6 +22,7 @@ REQUIREMENTS = {
     'PRJ-1': ('S', 'RFC §D, map'),
     'PRJ-2': ('S', 'RFC §D, map, ext-tasks §Task Polling'),
     'PRJ-3': ('S', 'ext-tasks §Task Status'),
+    'PRJ-4': ('S', 'core RequestMetaObject, map `mcp.mrtr`'),
     'UPD-1': ('S', 'RFC §E.7'),
     'UPD-2': ('S', 'RFC §E.7, interrupt.md'),
     'UPD-3': ('S', 'ext-tasks §Task Update Requests'),
@@ -32,6 +34,7 @@ REQUIREMENTS = {
     'TTL-1': ('S', 'RFC §F.11, map'),
     'TTL-2': ('S', 'RFC §F.11'),
     'TTL-3': ('S', 'RFC §F.11'),
+    'TTL-4': ('S', 'ext-tasks §Task TTL, conformance'),
     'OWN-1': ('S', 'RFC §G.12'),
     'OWN-2': ('T', 'RFC §G.12'),
     'OWN-3': ('T', 'RFC §G.13'),
@@ -45,12 +48,16 @@ REQUIREMENTS = {
     'WIRE-2': ('S', 'ext-tasks §Task Creation, §Task Cancellation'),
     'WIRE-3': ('S', 'ext-tasks §Supported Methods, SEP-2663'),
     'WIRE-4': ('S', 'ext-tasks §Routing Headers'),
+    'WIRE-5': ('S', 'core §Streamable HTTP, §Errors'),
     'LIV-1': ('L', 'RFC §G'),
     'HNS-1': ('S', 'H §negotiation, failure mode 1'),
     'HNS-2': ('S', 'H §durable wait'),
     'HNS-3': ('T', 'H §durable wait'),
     'HNS-4': ('T', 'H §cancellation, failure mode 3'),
     'HNS-5': ('S', 'H §two ids, failure mode 2'),
+    'HNS-6': ('S', 'H §durable wait'),
+    'HNS-7': ('S', 'H §Tasks and MRTR'),
+    'LIV-2': ('L', 'H §durable wait'),
     'E2E-1': ('G', 'RFC §G.12–13'),
     'E2E-2': ('G', 'RFC §Security, alternative 2'),
     'E2E-3': ('W', 'RFC §G.13'),
@@ -59,4 +66,4 @@ REQUIREMENTS = {
     'ID-G4': ('G', 'RFC §UQ2'),
 }
 
-HOST_IDS = tuple(r for r in REQUIREMENTS if not r.startswith(("HNS-", "E2E-")))
+HOST_IDS = tuple(r for r in REQUIREMENTS if not r.startswith(("HNS-", "E2E-")) and r != "LIV-2")  # LIV-2 is the harness's
