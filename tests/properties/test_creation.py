@@ -49,6 +49,11 @@ class FeaturesWithoutExtensions(Rules):
         return {"mcp": {"serverMount": True, "features": ["tools", "mrtr"]}}
 
 
+class ExtensionsForAnotherExtension(Rules):
+    def openwop_features(self, world, server):
+        return {"mcp": {"serverMount": True, "features": ["tools", "mrtr", "extensions"]}}
+
+
 class TaskToNonDeclaring(Rules):
     def answer_tools_call(self, world, q):
         run = world.runs[q.run]
@@ -141,6 +146,13 @@ def test_adv1_refuses_features_not_listing_extensions():
     sc.do("discover", server="S1")
     msg = sc.violations["advertised-iff-served"][0]
     assert "mcp.features[]" in msg and "S1" in msg
+
+
+def test_adv1_lets_a_plain_mount_list_extensions_for_another_extension():
+    sc = Scenario(ExtensionsForAnotherExtension())
+    sc.do("discover", server="S2")
+    assert sc.fired.get("advertised-iff-served", 0) == 1
+    assert "advertised-iff-served" not in sc.violations
 
 
 # ---- NEG-1 ---------------------------------------------------------------------------------------
