@@ -131,6 +131,8 @@ def params_problems(params: Params) -> list[str]:
         value = getattr(params, key)
         if not _is_int(value) or not MINT_RANGE[0] <= value <= MINT_RANGE[1]:
             out.append(f"{key} {value!r} must be an integer from {MINT_RANGE[0]} to {MINT_RANGE[1]}")
+    if not _is_int(params.http_error_status) or not 100 <= params.http_error_status <= 599:
+        out.append(f"http_error_status {params.http_error_status!r} must be an HTTP status from 100 to 599")
     tenants = _names(params.tenants, "tenants", out)
     clients = _names(params.clients, "clients", out)
     subjects = params.subjects

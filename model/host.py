@@ -10,6 +10,8 @@ from .state import Interrupt, Run
 def send(world, q, message: dict) -> None:
     """Send q's whole final response: the RFC's cut (§G.12-13)."""
     q.response = message
+    if q.transport == "http":
+        q.http_status = world.rules.http_status(world, q, message)
     world.set_phase(q, "send_response")
     world.emit(q.id, message)
     if q.owns is not None and world.rules.releases_ownership(world, q, "sent"):
@@ -44,7 +46,10 @@ def receive(world, q) -> None:
         return send(world, q, wire.result_response(q.id, R.removed_method_result(world, q)))
     if q.method == "subscriptions/listen":
         return _receive_listen(world, q)
-    # tasks/get, tasks/update, tasks/cancel: capability before lookup (NEG-2), header before both.
+    # tasks/get, tasks/update, tasks/cancel: unknown on a plain mount (NEG-4); else capability before
+    # lookup (NEG-2), header before both.
+    if not R.tasks_methods_served(world, q.server):
+        return send(world, q, wire.error_response(q.id, wire.METHOD_NOT_FOUND, "Method not found"))
     if not R.tasks_capability_ok(world, q):
         return send(world, q, R.missing_capability(world, q))
     if not R.header_ok(world, q):

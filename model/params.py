@@ -43,6 +43,10 @@ class Params:
     # runs (REST, children): identity.md allows 16, which is the known gap ID-G4.
     mint_tasked_len: int = 22
     mint_other_len: int = 16
+    # WIRE-5: core gives -32021, -32020 (400) and -32601 (404) their HTTP status and is silent on the
+    # others (-32602, -32603): they are sent with this one status, so an unreadable task's -32602 and
+    # a nonexistent one's cannot differ in it.
+    http_error_status: int = 200
 
     # Instance sizes (small by default; every run states them).
     subjects: tuple[Subject, ...] = SUBJECTS

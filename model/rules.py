@@ -99,6 +99,19 @@ class Rules:
     def method_supported(self, world, method: str) -> bool:
         return method not in ("tasks/list", "tasks/result")
 
+    def tasks_methods_served(self, world, server: str) -> bool:
+        """NEG-4: a mount that does not serve the extension knows no tasks/* method (-32601), whatever
+        the request declared."""
+        return self.serves_tasks(world, server)
+
+    def http_status(self, world, q, message: dict) -> int:
+        """WIRE-5: the HTTP status of a response on streamable HTTP. Core names 400 for -32021 and
+        -32020 and 404 for an unknown method; any other error is sent with `Params.http_error_status`."""
+        err = message.get("error")
+        if err is None:
+            return 200
+        return wire.HTTP_STATUS.get(err.get("code"), world.params.http_error_status)
+
     def removed_method_result(self, world, q) -> dict:
         """The result of a removed method (`tasks/list`, `tasks/result`) for a host that still serves
         it: the caller's readable tasks. Never sent on the baseline (`method_supported` refuses both)."""

@@ -66,6 +66,7 @@ class Request:
     mcp_name: str | None = None      # the Mcp-Name routing header (HTTP)
     phase: str = "received"
     response: dict | None = None
+    http_status: int | None = None   # streamable HTTP: the status the response was sent with (WIRE-5)
     run: str | None = None           # the run this request started or continues
     owns: str | None = None          # OWN-1, kept observable: the run this request owns now
     retry_of: str | None = None      # for an MRTR retry, the request whose InputRequiredResult it answers

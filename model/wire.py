@@ -29,6 +29,8 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 HEADER_MISMATCH = -32020
 MISSING_CAPABILITY = -32021
+# The HTTP status core §Streamable HTTP gives these errors (WIRE-5).
+HTTP_STATUS = {MISSING_CAPABILITY: 400, HEADER_MISMATCH: 400, METHOD_NOT_FOUND: 404}
 
 # Reserved `_meta` keys of MCP core 2026-07-28.
 META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -636,7 +638,7 @@ def listen_closed_result(subscription_id: RequestId) -> dict:
 
 __all__ = [
     "TASKS_EXT", "PROTOCOL_VERSION", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
-    "HEADER_MISMATCH", "MISSING_CAPABILITY", "META_CLIENT_CAPABILITIES", "META_PROTOCOL_VERSION",
+    "HEADER_MISMATCH", "MISSING_CAPABILITY", "HTTP_STATUS", "META_CLIENT_CAPABILITIES", "META_PROTOCOL_VERSION",
     "META_SUBSCRIPTION_ID", "TaskStatus", "TASK_STATUSES", "TERMINAL_TASK_STATUSES",
     # models
     "Wire", "RequestMeta", "ClientCapabilities", "ElicitResult", "CallToolRequest", "GetTaskRequest",

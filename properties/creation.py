@@ -21,10 +21,15 @@ spec task-only-to-declaring-request (NEG-1, step) observes every response:
     extension (a declaration on an earlier request of the same client does not count).
 
 spec undeclared-tasks-method-refused (NEG-2, step) observes every answer to a tasks/get, tasks/update
-or tasks/cancel whose own `_meta` does not declare:
+or tasks/cancel to a serving host whose own `_meta` does not declare:
     assert it is the error -32021 whose data names the extension as required (-32020 only when the
     request's Mcp-Name header also mismatched), whatever the task id, and the step appended no event
     and changed no run status.
+
+spec plain-mount-knows-no-tasks-methods (NEG-4, step) observes every answer to a tasks/get, tasks/update
+or tasks/cancel sent to a host that does not advertise the extension:
+    assert it is -32601 (an unknown method) whatever the request declared (so NEG-2 is judged on
+    serving hosts only), and the step appended no event and changed no run status.
 
 spec undeclared-task-listen-refused (NEG-3, step) observes every subscriptions/listen asking for
 `notifications.taskIds` without declaring:
@@ -430,7 +435,9 @@ def task_only_to_declaring_request(world, step):
 
 
 def _undeclared_tasks_answers(world, step):
-    return [(q, msg) for q, msg in seen(world, step).responses if q.method in TASKS_METHODS and not declared(q)]
+    """On a serving host only: a plain mount knows no tasks/* method at all (NEG-4)."""
+    return [(q, msg) for q, msg in seen(world, step).responses
+            if q.method in TASKS_METHODS and not declared(q) and advertised(world, q.server)]
 
 
 @prop("undeclared-tasks-method-refused", "NEG-2", "step", "ext-tasks §Error Handling",
@@ -447,6 +454,27 @@ def undeclared_tasks_method_refused(world, step):
         changed = step_changes(world, step)
         if changed:
             return f"undeclared {q.method} {q.id} changed state: {changed}"
+    return None
+
+
+def _plain_mount_tasks_answers(world, step):
+    return [(q, msg) for q, msg in seen(world, step).responses
+            if q.method in TASKS_METHODS and not advertised(world, q.server)]
+
+
+@prop("plain-mount-knows-no-tasks-methods", "NEG-4", "step", "core §Errors, ext-tasks §Capability Negotiation",
+      "a mount that does not serve the extension answers tasks/get, tasks/update and tasks/cancel as unknown "
+      "methods (-32601), whatever the request declared, and changes nothing",
+      premise=lambda world, step: bool(_plain_mount_tasks_answers(world, step)))
+def plain_mount_knows_no_tasks_methods(world, step):
+    for q, msg in _plain_mount_tasks_answers(world, step):
+        if error_code(msg) != wire.METHOD_NOT_FOUND:
+            how = "declaring" if declared(q) else "not declaring"
+            return (f"{q.method} {q.id} ({how} {EXT}) to {q.server}, which does not serve the extension, was "
+                    f"answered {result_kind(msg)}, not -32601 (an unknown method)")
+        changed = step_changes(world, step)
+        if changed:
+            return f"{q.method} {q.id} to the plain mount {q.server} changed state: {changed}"
     return None
 
 

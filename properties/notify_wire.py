@@ -54,7 +54,12 @@ spec only-tools-call-tasked (WIRE-3, step) observes results and answers to tasks
 spec mcp-name-must-match (WIRE-4, step) observes every HTTP tasks/* whose Mcp-Name header differs
 from params.taskId:
     assert it is refused -32020 (or -32021 where the capability check, which comes first, already
-    refuses it: an undeclaring request or a host not serving Tasks) and the step changed nothing.
+    refuses it: an undeclaring request or a host not serving Tasks; -32601 on a host not serving
+    Tasks, NEG-4) and the step changed nothing.
+
+spec http-status-agrees (WIRE-5, step) observes every error answer sent on streamable HTTP:
+    assert -32021 and -32020 are sent with HTTP 400 and -32601 with 404, and a tasks/* answered
+    -32602 is sent with exactly the status the host gives a never-issued id's -32602.
 """
 from __future__ import annotations
 
@@ -452,10 +457,46 @@ def mcp_name_must_match(world, step):
         allowed = {wire.HEADER_MISMATCH}
         if not declared(q) or not advertised(world, q.server):
             allowed.add(wire.MISSING_CAPABILITY)
+        if not advertised(world, q.server):
+            allowed.add(wire.METHOD_NOT_FOUND)     # a plain mount knows no tasks/* method (NEG-4)
         if code not in allowed:
             return (f"{q.method} {q.id} of {q.subject} carries Mcp-Name {q.mcp_name!r} but taskId {task_ref(q)!r}, and "
                     f"was answered {result_kind(msg)}, not -32020")
         changed = step_changes(world, step)
         if changed:
             return f"{q.method} {q.id} with a mismatched Mcp-Name changed state: {changed}"
+    return None
+
+
+# =============================================================================================
+# WIRE-5
+# =============================================================================================
+
+HTTP_STATUS = {wire.MISSING_CAPABILITY: 400, wire.HEADER_MISMATCH: 400, wire.METHOD_NOT_FOUND: 404}
+NEVER_ISSUED = "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAneverminted"
+
+
+def _http_errors(world, step):
+    return [(q, msg) for q, msg in seen(world, step).responses if q.transport == "http" and "error" in msg]
+
+
+def _not_found_status(world, q) -> int:
+    """The HTTP status the host sends a never-issued id's not-found with, for a request like q."""
+    probe = probe_request(q, q.method, NEVER_ISSUED)
+    return world.rules.http_status(world, probe, world.rules.not_found(world, probe, "unknown"))
+
+
+@prop("http-status-agrees", "WIRE-5", "step", "core §Streamable HTTP, §Errors",
+      "on streamable HTTP the HTTP status agrees with the JSON-RPC answer: -32021 and -32020 with 400, -32601 "
+      "with 404, and an unreadable task's -32602 with exactly the status of a nonexistent one's",
+      premise=lambda world, step: bool(_http_errors(world, step)))
+def http_status_agrees(world, step):
+    for q, msg in _http_errors(world, step):
+        code = error_code(msg)
+        want = HTTP_STATUS.get(code)
+        if want is None and code == wire.INVALID_PARAMS and q.method in TASKS_METHODS:
+            want = _not_found_status(world, q)
+        if want is not None and q.http_status != want:
+            return (f"{q.method} {q.id} was answered error {code} with HTTP {q.http_status}, not {want}"
+                    + (" (the status of a nonexistent task's -32602)" if code == wire.INVALID_PARAMS else ""))
     return None

@@ -337,7 +337,7 @@ def test_wire4_holds_on_baseline():
     other = sc.world.requests[sc.last()].run                       # a run on S2, which does not serve Tasks
     tid = sc.world.rules.task_id(sc.world, sc.world.runs[other])
     sc.do("tasks_cancel", client="C1", server="S2", ref=tid, declare=True, header_ok=False, transport="http")
-    assert [sc.response(f"r{n}")["error"]["code"] for n in (2, 3, 5)] == [-32020, -32020, -32021]
+    assert [sc.response(f"r{n}")["error"]["code"] for n in (2, 3, 5)] == [-32020, -32020, -32601]   # NEG-4 on S2
     assert sc.fired[WIRE4] == 3
     assert WIRE4 not in sc.violations
     assert sc.world.runs[run].status == "pending"
@@ -367,5 +367,5 @@ def test_baseline_random_walks_hold():
 def test_kinds_fit_ids():
     assert {CATALOGUE[n].kind for n in NAMES} <= {"invariant", "step"}
     assert sorted(CATALOGUE[n].ids[0] for n in NAMES) == sorted(
-        ["NTF-1", "NTF-2", "NTF-3", "SEC-1", "SEC-2", "WIRE-1", "WIRE-2", "WIRE-3", "WIRE-4"])
+        ["NTF-1", "NTF-2", "NTF-3", "SEC-1", "SEC-2", "WIRE-1", "WIRE-2", "WIRE-3", "WIRE-4", "WIRE-5"])
     assert all(CATALOGUE[n].premise is not None for n in NAMES)
