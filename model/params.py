@@ -58,6 +58,10 @@ class Params:
     max_effects: int = 3
     max_time: int = 6
     retention: int = 2        # ticks a run stays readable after its retention starts
+    # TTL-1/TTL-4: the finite ttlMs (in ticks from creation) a live run's task advertises, or None: null
+    # until the purge time is known (the sources leave the choice open). A host that advertises one
+    # keeps the run until it has elapsed.
+    ttl_live_ticks: int | None = None
     tick_ms: int = 1000
     # Environment bounds an exhaustive scope tightens (the defaults are the random engine's):
     retry_reserve: int = 4    # requests beyond max_requests that MRTR retries may still use

@@ -141,9 +141,13 @@ class Rules:
         return f"run is {run.status}"
 
     def ttl_ms(self, world, run) -> int | None:
-        """TTL-1: null until the purge time is known; then exactly the time to purge."""
+        """TTL-1: `Params.ttl_live_ticks` (null by default) until the purge time is known; then exactly
+        the time to purge (TTL-4: never earlier than a TTL already advertised)."""
         purge = self.purge_time(world, run)
-        return None if purge is None else (purge - run.created_at) * world.params.tick_ms
+        if purge is None:
+            live = world.params.ttl_live_ticks
+            return None if live is None else live * world.params.tick_ms
+        return (purge - run.created_at) * world.params.tick_ms
 
     def tool_result(self, world, run) -> dict:
         """completed -> isError false; failed and cancelled -> isError true (§G.14)."""
@@ -278,7 +282,9 @@ class Rules:
         if run.terminal_at is None:
             return None
         start = run.terminal_at if world.params.p_retention == "from-terminal" else run.created_at
-        return max(run.terminal_at, start + world.params.retention)
+        live = world.params.ttl_live_ticks
+        honoured = 0 if live is None else run.created_at + live      # TTL-4: no purge before an advertised TTL
+        return max(run.terminal_at, start + world.params.retention, honoured)
 
     def on_ttl_elapsed(self, world, run) -> None:
         """§F.11: the TTL describes the handle, not the work: nothing happens to the run."""

@@ -23,6 +23,10 @@
 - TTL-3 (safety). For a caller who may read the run (same server and tenant, `runs:read`), a
   declaring `tasks/get` resolves the task before purge; after purge it gets exactly the answer a
   never-issued id gets (the ISO-1 not-found answer: same code, message and data).
+- TTL-4 (safety). For a caller who may read the run, a declaring `tasks/get` resolves the task
+  until the latest `createdAt + ttlMs` any emitted task of the run promised has elapsed (the
+  official check `TasksNoEarlyTtlExpiry`). RFC §F.11 lets a host advertise a TTL beyond its purge
+  time, which breaks this (variant `ttl-beyond-retention`).
 """
 from __future__ import annotations
 
@@ -378,6 +382,43 @@ def ttl3_purged_reads_not_found(world, step):
         shown = "no response" if msg is None else (f"result {msg['result']}" if "result" in msg else f"error {got}")
         return (f"tasks/get {q.id} by {q.subject} for the purged {world.label(run.id)} got {shown}; a nonexistent "
                 f"id gets error {ref}")
+    return None
+
+
+# ---- TTL-4 ----------------------------------------------------------------------------------------
+def _advertised_expiries(world, step) -> dict:
+    """runId -> (the latest createdAt + ttlMs in ms any emitted task promised, the request it went to)."""
+    facts = world.facts.setdefault("TTL-4", {})
+    for qid, t in emitted_tasks(step):
+        ttl, created = t.get("ttlMs"), _ms_since_epoch(t.get("createdAt"))
+        run = _run_of_ref(world, t.get("taskId"))
+        if run is None or created is None or not isinstance(ttl, int) or isinstance(ttl, bool):
+            continue
+        if run.id not in facts or created + ttl > facts[run.id][0]:
+            facts[run.id] = (created + ttl, qid)
+    return facts
+
+
+def _ttl4_premise(world, step):
+    q, run = _reader_get(world, step)
+    return run is not None and run.id in world.facts.get("TTL-4", {})
+
+
+@prop("no-purge-before-ttl", "TTL-4", "step", "ext-tasks §Task TTL, conformance",
+      "For a caller who can read the run, tasks/get resolves until createdAt + ttlMs has elapsed: no purge "
+      "before the advertised TTL.", premise=_ttl4_premise)
+def ttl4_resolves_until_ttl(world, step):
+    expiries = _advertised_expiries(world, step)
+    q, run = _reader_get(world, step)
+    if run is None or run.id not in expiries:
+        return None
+    expiry, told = expiries[run.id]
+    now = world.clock * world.params.tick_ms
+    res = (response_to(step, q.id) or {}).get("result") or {}
+    if now < expiry and _run_of_ref(world, res.get("taskId")) is not run:
+        return (f"tasks/get {q.id} by {q.subject} for {world.label(run.id)} at {now} ms did not resolve"
+                f"{' (purged)' if run.purged else ''}, though the task sent to {told} promised it until "
+                f"createdAt + ttlMs = {expiry} ms")
     return None
 
 
