@@ -112,7 +112,8 @@ def test_random_walks_stay_in_the_reachable_set(tiny_baseline):
     ("update-conflict-error", "update-acknowledged-empty", 2),
 ])
 def test_variant_refuted_with_the_shortest_trace(variant, prop, length):
-    r = bfs.run_bfs(resolve(variant), scope=TINY, budget=120)
+    r = bfs.run_bfs(resolve(variant), scope=TINY, budget=120, props=[load_catalogue()[prop]])
+    assert r.states["scopes"][TINY].get("stopped") == "every property answered"
     v = r.by_name()[prop]
     assert v.verdict == "refuted", v.message
     assert v.length == length

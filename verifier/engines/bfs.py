@@ -50,6 +50,7 @@ class Search:
     complete: bool = False
     capped: str = ""         # why the search stopped before completing (time, states)
     bounded: bool = False    # stopped at the stated depth bound with every shorter behaviour seen
+    settled: bool = False    # stopped early: every property it checks was already answered
     elapsed: float = 0.0
     found: dict = field(default_factory=dict)        # property name -> Found
     premise: dict = field(default_factory=dict)
@@ -64,7 +65,8 @@ class Search:
         return {"generated": self.generated, "distinct": self.distinct, "depth": self.depth,
                 "complete": self.complete, "seconds": round(self.elapsed, 2),
                 "states_per_second": round(self.distinct / self.elapsed) if self.elapsed else 0,
-                **({"capped": self.capped} if self.capped else {})}
+                **({"capped": self.capped} if self.capped else {}),
+                **({"stopped": "every property answered"} if self.settled else {})}
 
     def path(self, sid: int) -> list[tuple]:
         out = []
@@ -166,6 +168,9 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
             s.depth += 1
             if max_depth is not None and s.depth >= max_depth and frontier:
                 s.bounded = True
+                raise _Stop
+            if safety and not open_props and not live and frontier:
+                s.settled = True          # every property answered: no verdict can change
                 raise _Stop
         s.complete = True
         s.depth -= 1          # the last level added no state: the diameter
