@@ -24,10 +24,11 @@ def _transports(world, client, server):
 
 def new_request(world, client: str, server: str, transport: str, method: str, *, declares_tasks: bool,
                 task_ref: str | None = None, header_ok: bool = True, params: dict | None = None,
-                operation: str | None = None) -> Request:
-    """Build a request as a client sends it (the harness uses this too)."""
+                operation: str | None = None, subject: str | None = None) -> Request:
+    """Build a request as a client sends it (the harness uses this too), with the client's own
+    credentials unless `subject` names others."""
     qid = f"r{len(world.requests) + 1}"
-    subject = world.params.client_subject(client).name
+    subject = subject or world.params.client_subject(client).name
     elicit = subject != "carol"          # carol's client does not declare elicitation
     meta = wire.client_meta(declares_tasks, elicit)
     p = params or {}

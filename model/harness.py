@@ -260,6 +260,11 @@ class HarnessRules:
         """The credentials a handle is bound to: the client's Subject."""
         return world.harness.clients[client].subject
 
+    def binding_credentials(self, world, client: str, te: ToolExecution) -> tuple[str, str]:
+        """HNS-6: (server, Subject) a poll, update, cancel or subscription for te's binding is sent to
+        and as: the ones persisted with the binding, never the process's defaults."""
+        return te.binding.server, te.binding.auth
+
     def idempotency_key(self, world, client: str, te: ToolExecution) -> str | None:
         """The key sent with a tools/call (MCP has no such field: only a strengthening sends one)."""
         return None
@@ -357,10 +362,10 @@ def _sync_run(world, c: HarnessClient, te: ToolExecution) -> None:
 
 
 def _send(world, c: HarnessClient, purpose: str, op: str | None, server: str, method: str, *, declare=True,
-          task_ref=None, params=None, retry_of=None, key=None):
+          task_ref=None, params=None, retry_of=None, key=None, subject=None):
     h = world.harness
     q = new_request(world, c.name, server, "http", method, declares_tasks=declare, task_ref=task_ref,
-                    params=params, operation=op)
+                    params=params, operation=op, subject=subject)
     if key is not None:
         q.message["params"]["_meta"][IDEMPOTENCY_META] = key
     q.retry_of = retry_of
@@ -369,6 +374,13 @@ def _send(world, c: HarnessClient, purpose: str, op: str | None, server: str, me
     c.proc.inflight[q.id] = (purpose, op)
     receive(world, q)
     return q
+
+
+def _bound_send(world, c: HarnessClient, purpose: str, te: ToolExecution, method: str, params=None):
+    """A request about te's bound task, with the server and credentials HNS-6 says."""
+    server, subject = world.harness.rules.binding_credentials(world, c.name, te)
+    return _send(world, c, purpose, te.op, server, method, task_ref=te.binding.task_id, params=params,
+                 subject=subject)
 
 
 def _call(world, c: HarnessClient, te: ToolExecution, retry: bool = False):
@@ -717,7 +729,7 @@ def harness_poll(world, client, op):
     """WAITING_EXTERNAL: poll the bound task (no worker is held between polls)."""
     c = world.harness.clients[client]
     te = c.proc.tes[op]
-    q = _send(world, c, "get", op, te.binding.server, "tasks/get", task_ref=te.binding.task_id)
+    q = _bound_send(world, c, "get", te, "tasks/get")
     te.pending = q.id
 
 
@@ -737,8 +749,7 @@ def harness_update(world, client, op):
     c = h.clients[client]
     te = c.proc.tes[op]
     answers = {k: h.rules.input_response(world, client, te, k) for k in te.input_keys}
-    q = _send(world, c, "update", op, te.binding.server, "tasks/update", task_ref=te.binding.task_id,
-              params={"input_responses": answers})
+    q = _bound_send(world, c, "update", te, "tasks/update", params={"input_responses": answers})
     te.pending, te.input_keys = q.id, ()
 
 
@@ -794,5 +805,5 @@ def harness_send_cancel(world, client, op):
     """The remote half of a cancel: tasks/cancel on the bound task (cooperative, not a fact)."""
     c = world.harness.clients[client]
     te = c.proc.tes[op]
-    q = _send(world, c, "cancel", op, te.binding.server, "tasks/cancel", task_ref=te.binding.task_id)
+    q = _bound_send(world, c, "cancel", te, "tasks/cancel")
     te.cancel_req = q.id

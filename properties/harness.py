@@ -20,6 +20,8 @@ once on any other step.
   completed.
 - HNS-5 (local authority): the local run's status is the one its own records give, whatever the
   remote task reads.
+- HNS-6 (bound credentials): every tasks/* and subscription a harness sends for a binding goes to
+  the server and as the Subject persisted with it (the live record's before the first checkpoint).
 """
 from __future__ import annotations
 
@@ -316,6 +318,45 @@ def harness_local_authority(world, step):
     return None
 
 
+# ---- HNS-6 -------------------------------------------------------------------------------------
+BOUND_PURPOSES = ("get", "update", "cancel", "listen")
+
+
+def _bound_requests(world, step):
+    """(request, the binding it is for: the persisted one, else the live record's) sent in this step."""
+    h = world.harness
+    out = []
+    for q in new_requests(world, step):
+        sent = h.sent.get(q.id)
+        if sent is None or sent[2] not in BOUND_PURPOSES:
+            continue
+        c = h.clients[q.client]
+        d = c.disk_tes.get(q.operation)
+        binding = d.binding if d is not None and d.binding is not None else getattr(h.execution(q.client, q.operation),
+                                                                                  "binding", None)
+        if binding is not None:
+            out.append((q, binding))
+    return out
+
+
+def _hns6_premise(world, step):
+    return world.harness is not None and step.actor == "harness" and bool(_bound_requests(world, step))
+
+
+@prop("harness-uses-bound-credentials", "HNS-6", "step", "H §durable wait",
+      "Every poll, update, cancel and subscription for a persisted binding uses the server identity and the "
+      "auth binding persisted with it, never the current process's default credentials or another "
+      "principal's.", premise=_hns6_premise)
+def harness_uses_bound_credentials(world, step):
+    if world.harness is None or step.actor != "harness":
+        return None
+    for q, b in _bound_requests(world, step):
+        if q.server != b.server or q.subject != b.auth:
+            return (f"{q.client} sent {q.method} {q.id} for {q.operation}'s {world.label(b.task_id)} to {q.server} as "
+                    f"{q.subject}, but the binding was persisted with server {b.server} and auth {b.auth}")
+    return None
+
+
 # ---- stories that exercise the premises ---------------------------------------------------------
 # A story is a list of (action, args) steps on a fresh composed world (`World(harness=True)`); args
 # may be a function of the world (for the ids it minted). Random exploration reaches some premises
@@ -363,6 +404,8 @@ STORIES = {
         ("harness_cancel", dict(client=H1, run="L1")),
         ("harness_send_cancel", dict(client=H1, op="op1")), ("harness_receive", dict(request="r2")),
         ("run_finish_cancel", run_no(1))] + _poll("r3"),
+    "harness-uses-bound-credentials": _BOUND + [
+        ("harness_crash", dict(client=H1)), ("harness_restart", dict(client=H1))] + _poll("r2"),
     "harness-local-authority": _BOUND + _poll("r2") + [
         ("run_start", run_no(1)), ("run_complete", run_no(1))] + _poll("r3"),
 }

@@ -1,4 +1,4 @@
-"""HNS-1..HNS-5: each holds on its baseline story (`properties.harness.STORIES`), which exercises
+"""HNS-1..HNS-6: each holds on its baseline story (`properties.harness.STORIES`), which exercises
 its premise, and each is refuted by its planted client mutant (requirements.md, Variants) with a
 message naming the values.
 
@@ -63,6 +63,14 @@ class MirrorRemoteStatus(HarnessRules):
         world.harness.clients[client].proc.runs[te.run].status = status
 
 
+class PollWithDefaultCredentials(HarnessRules):
+    """HNS-6: after a restart, the bound task is polled with the process's own credentials."""
+    name = "poll-with-default-credentials"
+
+    def binding_credentials(self, world, client, te):
+        return te.binding.server, "carol" if world.harness.clients[client].proc.epoch > 1 else te.binding.auth
+
+
 # ---- driving a story ----------------------------------------------------------------------------
 def drive(story, harness_rules=None, target=None):
     """Play a story on a composed world, checking the HNS properties after each step; stop once the
@@ -90,6 +98,8 @@ CASES = [
      ("H1 restarted", "task of run1", "op1", "'calling'")),
     ("harness-cancel-is-intent", CancelAckMeansNoEffect,
      ("H1 recorded op1 'cancelled'", "empty ack of r2", "task of run1", "run1 is cancelling")),
+    ("harness-uses-bound-credentials", PollWithDefaultCredentials,
+     ("H1 sent tasks/get r2", "op1", "task of run1", "as carol", "auth alice")),
     ("harness-local-authority", MirrorRemoteStatus,
      ("H1's local run L1", "'working'", "'running'", "task of run1 reads working")),
 ]
