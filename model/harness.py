@@ -63,6 +63,7 @@ class ToolExecution:
     node: str
     server: str
     long: bool                       # the work needs a durable handle (a task)
+    short: bool = False              # the work needs only a short exchange (HNS-7: no task)
     tool: str = "flow"
     status: str = "planned"          # the tool_execution lifecycle
     declared: bool = False           # the current call declared the Tasks extension
@@ -241,10 +242,11 @@ class HarnessRules:
         (None: not asked yet). Capabilities are volatile: a new process asks again."""
         return world.harness.clients[client].proc.caps.get(server)
 
-    def declares_tasks(self, world, client: str, server: str) -> bool:
-        """Declare the extension on every call, ready for a plain result or a handle; to a server
-        observed not to serve it, take the plain tools/call path."""
-        return self.tasks_offered(world, client, server) is not False
+    def declares_tasks(self, world, client: str, te: ToolExecution) -> bool:
+        """HNS-7, per operation: a short exchange does not declare the extension (MRTR covers its
+        missing input); other work declares it, ready for a plain result or a handle, except to a
+        server observed not to serve it (the plain tools/call path)."""
+        return not te.short and self.tasks_offered(world, client, te.server) is not False
 
     def plan_call(self, world, client: str, server: str, long: bool) -> str | None:
         """"call", "refuse" (the work needs a durable handle the server does not offer: an explicit
@@ -386,7 +388,7 @@ def _bound_send(world, c: HarnessClient, purpose: str, te: ToolExecution, method
 def _call(world, c: HarnessClient, te: ToolExecution, retry: bool = False):
     """Send te's tools/call (or, with `retry`, its MRTR retry answering every input request)."""
     R = world.harness.rules
-    te.declared = R.declares_tasks(world, c.name, te.server)
+    te.declared = R.declares_tasks(world, c.name, te)
     params = {"tool": te.tool, "arguments": {"n": 1}}
     retry_of = None
     if retry:
@@ -443,14 +445,19 @@ def _start_moves(world):
     if h is None or h.runs_started >= world.params.harness_max_runs or not _can_send(world):
         return []
     R = h.rules
-    return [dict(client=c.name, server=s, long=long) for c, p in _live(world) for s, _ in world.params.servers
-            for long in (False, True) if R.plan_call(world, c.name, s, long) is not None]
+    out = [dict(client=c.name, server=s, long=long) for c, p in _live(world) for s, _ in world.params.servers
+           for long in (False, True) if R.plan_call(world, c.name, s, long) is not None]
+    if world.params.harness_short_ops:      # a quick lookup or confirmation: never needs a handle
+        out += [dict(client=c.name, server=s, long=False, short=True) for c, _ in _live(world)
+                for s, _ in world.params.servers]
+    return out
 
 
 @action("harness", _start_moves, lambda w, a: w.harness.said, weight=3)
-def harness_start(world, client, server, long):
+def harness_start(world, client, server, long, short=False):
     """A local run starts with one node calling tool `flow` on `server`; `long` work needs a durable
-    handle. The call is sent, or refused explicitly (HNS-1), and the record written, in one step."""
+    handle, `short` work needs only a short exchange (HNS-7). The call is sent, or refused explicitly
+    (HNS-1), and the record written, in one step."""
     h = world.harness
     c, R = h.clients[client], h.rules
     h.runs_started += 1
@@ -458,10 +465,11 @@ def harness_start(world, client, server, long):
     run_id, op = f"L{h.runs_started}", f"op{h.ops}"
     if world.step is not None:
         world.step.created.extend((run_id, op))     # minted here: a replay that drops steps renames them
-    te = ToolExecution(op=op, run=run_id, node="n1", server=server, long=long)
+    te = ToolExecution(op=op, run=run_id, node="n1", server=server, long=long, short=short)
     c.proc.tes[op] = te
     c.proc.runs[run_id] = LocalRun(run_id, client, {"n1": op})
-    what = f"harness {client} starts local run {run_id}: node n1 ({op}{', long work' if long else ''})"
+    what = (f"harness {client} starts local run {run_id}: node n1 "
+            f"({op}{', long work' if long else ', a short exchange' if short else ''})")
     if R.plan_call(world, client, server, long) == "refuse":
         te.reason = f"{server} offers no durable task handle (server/discover without {wire.TASKS_EXT})"
         _fire(world, c, te, "refuse")

@@ -78,6 +78,10 @@ class Params:
     harness_max_requests: int = 8     # requests the harness sends, over all harness clients
     harness_max_crashes: int = 2      # process crashes, over all harness clients
     harness_max_attempts: int = 3     # tools/call attempts (first call and re-issues) per operation
+    # HNS-7: the harness also starts operations that need only a short exchange. Off by default: the
+    # other operations already show the per-operation choice, and the Z3 harness encoding has no
+    # short operation.
+    harness_short_ops: bool = False
 
     def with_(self, **changes) -> "Params":
         return replace(self, **changes)

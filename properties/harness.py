@@ -20,6 +20,8 @@ once on any other step.
   completed.
 - HNS-5 (local authority): the local run's status is the one its own records give, whatever the
   remote task reads.
+- HNS-7 (per operation): a short exchange's tools/call never declares Tasks; long work's declares
+  them to a server seen offering them.
 - HNS-6 (bound credentials): every tasks/* and subscription a harness sends for a binding goes to
   the server and as the Subject persisted with it (the live record's before the first checkpoint).
 """
@@ -357,6 +359,41 @@ def harness_uses_bound_credentials(world, step):
     return None
 
 
+# ---- HNS-7 -------------------------------------------------------------------------------------
+def _harness_calls(world, step):
+    """(tools/call, its record) the harness sent in this step: first calls, re-issues, MRTR retries."""
+    h = world.harness
+    out = []
+    for q in new_requests(world, step):
+        if q.method == "tools/call" and q.client in h.clients:
+            te = h.execution(q.client, q.operation)
+            if te is not None:
+                out.append((q, te))
+    return out
+
+
+def _hns7_premise(world, step):
+    return world.harness is not None and step.actor == "harness" and any(
+        te.short or te.long for _, te in _harness_calls(world, step))
+
+
+@prop("harness-chooses-per-operation", "HNS-7", "step", "H §Tasks and MRTR",
+      "The harness chooses per operation: a short exchange does not declare Tasks (MRTR covers its missing "
+      "input); work that must outlast a connection declares Tasks where the server offers them, so it never "
+      "holds an MRTR or blocking call open across a long wait.", premise=_hns7_premise)
+def harness_chooses_per_operation(world, step):
+    if world.harness is None or step.actor != "harness":
+        return None
+    for q, te in _harness_calls(world, step):
+        if te.short and q.declares_tasks:
+            return (f"{q.client} sent tools/call {q.id} for {te.op}, a short exchange, declaring {wire.TASKS_EXT}: "
+                    f"a task for what MRTR covers")
+        if te.long and not q.declares_tasks and _observed_tasks(world, q.client, q.server):
+            return (f"{q.client} sent tools/call {q.id} for {te.op}, work that must outlast a connection, to "
+                    f"{q.server}, which offers Tasks, without declaring them: a call held open across a long wait")
+    return None
+
+
 # ---- stories that exercise the premises ---------------------------------------------------------
 # A story is a list of (action, args) steps on a fresh composed world (`World(harness=True)`); args
 # may be a function of the world (for the ids it minted). Random exploration reaches some premises
@@ -406,6 +443,9 @@ STORIES = {
         ("run_finish_cancel", run_no(1))] + _poll("r3"),
     "harness-uses-bound-credentials": _BOUND + [
         ("harness_crash", dict(client=H1)), ("harness_restart", dict(client=H1))] + _poll("r2"),
+    "harness-chooses-per-operation": [
+        ("harness_discover", dict(client=H1, server="S1")), ("harness_receive", dict(request="r1")),
+        ("harness_start", dict(client=H1, server="S1", long=True))],           # a long op declares
     "harness-local-authority": _BOUND + _poll("r2") + [
         ("run_start", run_no(1)), ("run_complete", run_no(1))] + _poll("r3"),
 }
