@@ -2,16 +2,17 @@
 
 After an exploration, the system is run on with no new requests: host steps are weakly fair,
 every external event arrives, paused runs are resumed, and clients answer pending input (an
-eligible approver resolves each open interrupt). The drain stops when no progress move is left,
-or at `limit` steps; LIV-1 then reads what is still owed.
+eligible approver resolves each open interrupt); a crashed harness process is restarted, it reads
+what reaches it, and it polls a bound task whose run finished. The drain stops when no progress
+move is left, or at `limit` steps; LIV-1 and LIV-2 then read what is still owed.
 """
 from __future__ import annotations
 
-from .lifecycle import WAITING
+from .lifecycle import TERMINAL, WAITING
 
 # Progress actions, in the order the fair scheduler tries them each round (round-robin).
 PROGRESS = ("deliver", "answer", "run_finish_cancel", "operator_resume", "external_event", "run_start",
-            "rest_resolve", "run_complete", "persist", "purge")
+            "rest_resolve", "run_complete", "persist", "harness_restart", "harness_receive", "harness_poll", "purge")
 
 
 def progress_moves(world) -> list[tuple[str, dict]]:
@@ -21,12 +22,20 @@ def progress_moves(world) -> list[tuple[str, dict]]:
             if name in ("rest_resolve", "external_event") and \
                     world.runs[world.interrupts[args["interrupt"]].run].status not in WAITING:
                 continue    # the run no longer waits on it (cancelled meanwhile): answering is no progress
+            if name == "harness_poll" and not _bound_run_finished(world, args):
+                continue    # the harness polls a task whose run finished (LIV-2); more polls are no progress
             if name == "rest_resolve":
                 i = world.interrupts[args["interrupt"]]
                 if not (i.open and args["response"] == "accept" and world.rules.eligible_approver(world, args["subject"], i)):
                     continue
             out.append((name, args))
     return out
+
+
+def _bound_run_finished(world, args) -> bool:
+    te = world.harness.clients[args["client"]].proc.tes[args["op"]]
+    run = world.runs.get(world.harness._raw(world, te.binding.task_id))
+    return run is None or run.purged or run.status in TERMINAL
 
 
 def drain(world, limit: int = 200, on_step=None) -> bool:

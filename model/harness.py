@@ -81,6 +81,9 @@ class ToolExecution:
     pending: str | None = None       # a tasks/get or tasks/update in flight
     cancel_req: str | None = None    # a tasks/cancel in flight or acknowledged
     worker: bool = False             # a local worker is blocked on this call
+    listen: str | None = None        # the subscriptions/listen this process waits on (LIV-2)
+    heard: str | None = None         # the last notifications/tasks read from it (status and time)
+    stream_ended: bool = False       # a subscription for it ended: wait by polling from now on
 
     @property
     def terminal(self) -> bool:
@@ -285,6 +288,17 @@ class HarnessRules:
     def reissues_unanswered_call(self, world, client: str, te: ToolExecution) -> bool:
         """A tools/call that will get no answer (its connection dropped, or its process died) is
         re-issued with the same operation id: what real clients do."""
+        return True
+
+    # ---- LIV-2 waiting: polling or a subscription -------------------------------------------------
+    def wait_by(self, world, client: str, te: ToolExecution) -> str:
+        """"poll" (tasks/get) or "listen" (subscriptions/listen, with one tasks/get to catch up), per
+        `Params.harness_wait`; once a subscription for te ended, polling."""
+        return "listen" if world.params.harness_wait == "listen" and not te.stream_ended else "poll"
+
+    def falls_back_to_polling(self, world, client: str, te: ToolExecution) -> bool:
+        """A subscription that ends (the host tears it down, the connection drops) is no fact about
+        the task: the harness waits by polling instead."""
         return True
 
     # ---- HNS-4 cancellation as intent ---------------------------------------------------------
@@ -495,7 +509,7 @@ def _receive_moves(world):
     for c, p in _live(world):
         for qid, (purpose, op) in p.inflight.items():
             phase = world.requests[qid].phase
-            if phase in ("sent", "delivered"):
+            if phase in ("sent", "delivered") or (phase == "streaming" and _unheard(world, p.tes[op], qid)):
                 out.append(dict(request=qid))
             elif phase in DROPPED and (purpose != "call" or not _reissuable(world, c.name, p.tes[op])):
                 out.append(dict(request=qid))
@@ -512,11 +526,14 @@ def harness_receive(world, request):
     c = h.clients[client]
     p = c.proc
     q = world.requests[request]
+    te = p.tes.get(op) if op is not None else None
+    if q.phase == "streaming":
+        h.said = _hear(world, c, q, te)
+        return
     if q.phase == "sent":
         deliver(world, request)
     del p.inflight[request]
     h.read.add(request)
-    te = p.tes.get(op) if op is not None else None
     if q.phase in DROPPED:
         h.said = _dropped(world, c, q, purpose, te)
     else:
@@ -535,6 +552,8 @@ def _dropped(world, c, q, purpose, te) -> str:
         return f"{head}: {te.op} is recorded '{UNKNOWN}'"
     if purpose == "cancel":
         te.cancel_req = None
+    elif purpose == "listen":
+        return f"harness {c.name} learns that subscriptions/listen {q.id} ended" + _stream_ended(world, c, te)
     else:
         te.pending = None
     return head
@@ -593,6 +612,8 @@ def _read(world, c, q, purpose, te) -> str:
             _fire(world, c, te, trigger)
             return f"{head}: the empty ack; {te.op} is recorded {te.status}"
         return f"{head}: the empty ack (an intent accepted, no fact about the effect)"
+    if purpose == "listen":         # refused (an error): no stream at all
+        return f"{head}: error {resp['error']['code']}" + _stream_ended(world, c, te)
     te.pending = None
     if purpose == "update":
         return f"{head}: the empty ack"
@@ -603,18 +624,61 @@ def _read(world, c, q, purpose, te) -> str:
         te.reason = f"{UNKNOWN} (tasks/get {q.id}: {resp['error']['code']} {resp['error']['message']})"
         _fire(world, c, te, "fact_unobtainable")
         return f"{head}: error {resp['error']['code']}; {te.op} is recorded '{UNKNOWN}'"
-    result = resp["result"]
-    status = result["status"]
+    status = _take_task(world, c, te, resp["result"], f"tasks/get {q.id}")
+    return f"{head}: {world.label(q.task_ref)} is {status}; {te.op} is {te.status}"
+
+
+def _take_task(world, c, te, task: dict, how: str) -> str:
+    """A remote task view read into the record; a terminal one is the fact HNS-4 waits for."""
+    R = world.harness.rules
+    status = task["status"]
     if status == "input_required":
-        te.input_keys = tuple(result.get("inputRequests", {}))
+        te.input_keys = tuple(task.get("inputRequests", {}))
     if status in wire.TERMINAL_TASK_STATUSES:
-        te.reason = f"remote {status} read by tasks/get {q.id}"
-        _fire(world, c, te, R.outcome_of_remote(world, c.name, te, status,
-                                                (result.get("result") or {}).get("isError")))
+        te.reason = f"remote {status} read by {how}"
+        _fire(world, c, te, R.outcome_of_remote(world, c.name, te, status, (task.get("result") or {}).get("isError")))
     else:
         c.proc.dirty.add(te.op)
     R.record_remote_status(world, c.name, te, status)
-    return f"{head}: {world.label(q.task_ref)} is {status}; {te.op} is {te.status}"
+    return status
+
+
+# ---- waiting by subscription (LIV-2) --------------------------------------------------------------
+def _notification(world, te, qid) -> dict | None:
+    """The last notifications/tasks the host sent on subscription qid for te's bound task."""
+    raw = world.harness._raw(world, te.binding.task_id) if te.binding is not None else None
+    return world.last_sent.get((qid, raw))
+
+
+def _heard_key(task: dict) -> str:
+    return f"{task.get('status')}@{task.get('lastUpdatedAt')}"
+
+
+def _unheard(world, te, qid) -> bool:
+    task = _notification(world, te, qid)
+    return task is not None and not te.terminal and _heard_key(task) != te.heard
+
+
+def _hear(world, c, q, te) -> str:
+    """Read the latest notifications/tasks of a subscription; a terminal one ends the wait on it."""
+    task = _notification(world, te, q.id)
+    te.heard = _heard_key(task)
+    status = _take_task(world, c, te, task, f"notifications/tasks on {q.id}")
+    if te.terminal:
+        del c.proc.inflight[q.id]
+        world.harness.read.add(q.id)
+        te.listen = None
+    return (f"harness {c.name} reads notifications/tasks on {q.id}: {world.label(task['taskId'])} is {status}; "
+            f"{te.op} is {te.status}")
+
+
+def _stream_ended(world, c, te) -> str:
+    if te is None or te.terminal:
+        return ""
+    if world.harness.rules.falls_back_to_polling(world, c.name, te):
+        te.listen, te.stream_ended = None, True
+        return f"; {te.op} waits by polling now"
+    return f"; {te.op} keeps waiting on it"
 
 
 # ---- checkpoint, crash, restart ------------------------------------------------------------------
@@ -669,7 +733,7 @@ def harness_restart(world, client):
     c.epochs += 1
     p = c.proc = Process(c.epochs)
     for op, d in c.disk_tes.items():
-        p.tes[op] = replace(d, request=None, pending=None, cancel_req=None, worker=False)
+        p.tes[op] = replace(d, request=None, pending=None, cancel_req=None, worker=False, listen=None, heard=None)
     for rid, d in c.disk_runs.items():
         p.runs[rid] = replace(d, nodes=dict(d.nodes))
     told = []
@@ -727,18 +791,28 @@ def _poll_moves(world):
     if world.harness is None or not _can_send(world):
         return []
     return [dict(client=c.name, op=te.op) for c, p in _live(world) for te in p.tes.values()
-            if te.status == "waiting_external" and te.binding is not None and te.pending is None]
+            if te.status == "waiting_external" and te.binding is not None and te.pending is None
+            and te.listen is None]
 
 
-@action("harness", _poll_moves, lambda w, a: (
-    f"harness {a['client']} polls tasks/get {w.last_request()} for "
-    f"{w.label(w.harness.clients[a['client']].proc.tes[a['op']].binding.task_id)} ({a['op']})"), weight=3)
+@action("harness", _poll_moves, lambda w, a: w.harness.said, weight=3)
 def harness_poll(world, client, op):
-    """WAITING_EXTERNAL: poll the bound task (no worker is held between polls)."""
-    c = world.harness.clients[client]
+    """WAITING_EXTERNAL: poll the bound task (no worker is held between polls); or, waiting by
+    subscription, open a subscriptions/listen for it and read it once to catch up (LIV-2)."""
+    h = world.harness
+    c = h.clients[client]
     te = c.proc.tes[op]
+    task = world.label(te.binding.task_id)
+    listen = h.rules.wait_by(world, client, te) == "listen"
+    if listen:
+        server, subject = h.rules.binding_credentials(world, client, te)
+        sub = _send(world, c, "listen", op, server, "subscriptions/listen", params={"task_ids": [te.binding.task_id]},
+                    subject=subject)
+        te.listen, te.heard = sub.id, None
     q = _bound_send(world, c, "get", te, "tasks/get")
     te.pending = q.id
+    h.said = (f"harness {client} subscribes to {task} with subscriptions/listen {te.listen} and reads it with tasks/get "
+              f"{q.id} ({op})" if listen else f"harness {client} polls tasks/get {q.id} for {task} ({op})")
 
 
 def _update_moves(world):

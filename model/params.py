@@ -82,6 +82,9 @@ class Params:
     # other operations already show the per-operation choice, and the Z3 harness encoding has no
     # short operation.
     harness_short_ops: bool = False
+    # LIV-2: the harness waits on a binding by "poll" (tasks/get) or "listen" (subscriptions/listen,
+    # falling back to polling when the stream ends); the article names both, the default polls.
+    harness_wait: str = "poll"
 
     def with_(self, **changes) -> "Params":
         return replace(self, **changes)

@@ -9,8 +9,16 @@
   excluded: they stay open by design. The message says whether the drain quiesced or stopped at
   its bound (a livelock then shows as what is still owed). A host that never answers (or drops
   every request) fails this property.
+- LIV-2 (liveness). Judged after the same drain, in which the network and the server are fair and a
+  crashed harness process is restarted, reads what reaches it and polls a bound task whose run
+  finished: every persisted binding whose remote run is terminal (or was purged after it) has its
+  tool execution recorded terminal, whether the harness waited by polling or by subscription. A
+  binding whose process has no request left in the harness's budget is a bound of the model, not an
+  obligation, and is left out.
 """
 from __future__ import annotations
+
+from model.lifecycle import TOOL_EXECUTION_TERMINAL
 
 from .base import annotate, learnt_at, prop
 from .ownership import OPEN, TERMINAL, created_runs, started_run
@@ -70,3 +78,41 @@ def liv1_everything_owed_is_paid(world, step):
         problems.append(f"{world.label(rid)} was not terminal when its owner {qid} was cancelled ({cause}, step {at}) "
                         f"and reads {run.status}, not cancelled")
     return f"{drained}: " + "; ".join(problems) if problems else None
+
+
+def _bindings(world):
+    """(client, persisted record, the record the harness holds now) for every persisted binding."""
+    h = world.harness
+    out = []
+    for c in (h.clients.values() if h is not None else ()):
+        for op, d in c.disk_tes.items():
+            if d.binding is not None:
+                out.append((c, d, c.proc.tes.get(op, d) if c.proc is not None else d))
+    return out
+
+
+def _liv2_premise(world, step):
+    """A binding was persisted."""
+    return bool(_bindings(world))
+
+
+@prop("bound-task-outcome-recorded", "LIV-2", "liveness", "H §durable wait",
+      "Under fairness of the network and the server, every persisted binding whose remote task reaches a "
+      "terminal status is eventually recorded terminal in its tool execution, across crashes and restarts, "
+      "whether the harness waits by polling or by subscription (a subscription that ends falls back to "
+      "polling).", premise=_liv2_premise)
+def liv2_bound_outcome_recorded(world, step):
+    h = world.harness
+    spent = h is not None and h.requests >= world.params.harness_max_requests
+    problems = []
+    for c, d, te in _bindings(world):
+        run = world.runs.get(h._raw(world, d.binding.task_id))
+        if run is None or run.status not in TERMINAL or te.status in TOOL_EXECUTION_TERMINAL:
+            continue
+        if spent and te.pending is None:
+            continue             # no request left to ask with: the model's bound, not the harness's fault
+        how = (f"waiting on subscription {te.listen}" if te.listen else
+               "with a read in flight" if te.pending else "waiting")
+        problems.append(f"{c.name}'s {te.op} is still {te.status} ({how}) though {world.label(run.id)}, bound as "
+                        f"{world.label(d.binding.task_id)}, reads {run.status}")
+    return "after the fair drain: " + "; ".join(problems) if problems else None
