@@ -78,7 +78,7 @@ def write(root: Path, variant_cls, verdict, make_world, seed: int) -> Path:
             "changes": getattr(variant_cls, "changes", "") if variant_cls else "", "focus_run": focus}
     if own:
         meta["amendment"] = {"file": shown_path(own[0]), "sha256": own[1]}
-    data = itf.build(make_world, verdict.trace, meta)
+    data = itf.build(make_world, verdict.trace, meta, loop=getattr(verdict, "loop", None))
     verb = {"witness": "reach", "gap": "show"}.get(verdict.kind, "break")
     steps = "\n".join(f"    ({s.action!r}, {s.args!r})," for s in verdict.trace)
     if own:

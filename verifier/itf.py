@@ -1,15 +1,30 @@
-"""Traces as ITF JSON (the Informal Trace Format of Apalache and Quint), through itf-py.
+"""Traces as ITF JSON (the Informal Trace Format of Apalache and Quint), read through itf-py.
 
 Each state holds the model's variables after a step; the step's action, arguments, protocol
-words and the fields it changed are its `#meta`. ITF has no null: absent values are left out.
+words and the fields it changed are its `#meta`. Every value has one type a Quint or Apalache
+reader can infer: a run, an interrupt and a request are records (plain JSON objects) with every
+field present; are `#map`s from strings to those records; an optional field is a set of at most one value
+(TLA+'s idiom: ITF has no null, and itf-py cannot read a variant tagged `None`); a log is a
+sequence (a JSON list). `loop` is the index of the state a lasso loops back to, absent for a
+finite trace.
 """
 from __future__ import annotations
 
 import json
 
-from itf_py import State, Trace, trace_from_json, trace_to_json
+from itf_py import trace_from_json
 
 VARS = ["clock", "runs", "interrupts", "requests", "effects"]
+
+# The fields of each table's records, in order; `OPTIONAL` ones may be absent in a snapshot.
+FIELDS = {
+    "runs": ("label", "status", "tenant", "owner", "server", "startedBy", "parent", "purged", "durable",
+             "taskId", "log"),
+    "interrupts": ("label", "run", "kind", "open", "resolution", "resolvedBy", "via"),
+    "requests": ("client", "subject", "server", "transport", "method", "declaresTasks", "phase", "owns", "run",
+                 "response"),
+}
+OPTIONAL = {"parent", "resolution", "resolvedBy", "via", "owns", "run", "response"}
 
 
 def _record(d: dict) -> dict:
@@ -91,20 +106,58 @@ def _show(v) -> str:
     return str(v)
 
 
-def build(world_factory, history, meta: dict) -> dict:
-    """Replay `history` (Step records) from a fresh world and record every state."""
+def value(v):
+    """A plain scalar or log as ITF: integers as `#bigint`, a log as a sequence."""
+    if isinstance(v, bool) or isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        return {"#bigint": str(v)}
+    if isinstance(v, (tuple, list)):
+        return [value(x) for x in v]
+    raise TypeError(f"no ITF type for {v!r}")
+
+
+def encode(snap: dict) -> dict:
+    """A snapshot as typed ITF variables (every record of a table with the same fields)."""
+    out = {"clock": value(snap["clock"])}
+    for table, fields in FIELDS.items():
+        rows = []
+        for key, rec in snap[table].items():
+            row = {}
+            for f in fields:
+                v = rec.get(f)
+                if f in OPTIONAL:
+                    row[f] = {"#set": [] if v is None else [value(v)]}
+                elif v is None:
+                    raise ValueError(f"{table} {key}: {f} is required in a trace")
+                else:
+                    row[f] = value(v)
+            rows.append([key, row])
+        out[table] = {"#map": rows}
+    out["effects"] = value(snap["effects"])
+    return out
+
+
+def build(world_factory, history, meta: dict, loop: int | None = None) -> dict:
+    """Replay `history` (Step records) from a fresh world and record every state; `loop` is the
+    index of the state a lasso returns to (a liveness counterexample), None for a finite trace."""
     world = world_factory()
-    states = [State({"index": 0, "action": "init", "note": "the initial state", "changes": []}, snapshot(world))]
-    prev = states[0].values
+    prev = snapshot(world)
+    states = [{"#meta": {"index": 0, "action": "init", "note": "the initial state", "changes": []}, **encode(prev)}]
     for i, step in enumerate(history, start=1):
         s = world.apply(step.action, step.args, check=False)
         now = snapshot(world)
-        states.append(State({"index": i, "action": s.action, "args": s.args, "actor": s.actor, "note": s.note,
-                             "changes": changes(prev, now)}, now))
+        states.append({"#meta": {"index": i, "action": s.action, "args": s.args, "actor": s.actor, "note": s.note,
+                                 "changes": changes(prev, now)}, **encode(now)})
         prev = now
-    trace = Trace(meta={"format": "ITF", "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
-                        "source": "taskmodel", **meta}, params=[], vars=VARS, states=states, loop=None)
-    return trace_to_json(trace)
+    head = {"format": "ITF", "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
+            "source": "taskmodel", **meta}
+    trace = {"#meta": _record(head), "params": [], "vars": VARS, "states": states}
+    if loop is not None:
+        if not 0 <= loop < len(states):
+            raise ValueError(f"loop {loop} is not a state of a {len(states)}-state trace")
+        trace["loop"] = loop
+    return trace
 
 
 def dumps(data: dict) -> str:
@@ -112,7 +165,7 @@ def dumps(data: dict) -> str:
 
 
 def load(text: str) -> tuple[dict, list[tuple[str, dict]]]:
-    """An ITF trace -> (its meta, its steps as (action, args))."""
+    """An ITF trace (this format or the older one of untyped `#map`s) -> (its meta, its steps as (action, args))."""
     trace = trace_from_json(json.loads(text))
     steps = [(s.meta["action"], dict(s.meta.get("args", {}))) for s in trace.states[1:]]
     return dict(trace.meta), steps

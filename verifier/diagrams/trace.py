@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+from verifier.itf import OPTIONAL
 
 
 def plain(value):
@@ -44,6 +46,7 @@ class Trace:
     meta: dict
     steps: list[Step]                      # steps[0] is the initial state (action "init")
     source: str = ""
+    loop: int | None = None                # a lasso's loop-back state, None for a finite trace
 
     @property
     def ids(self) -> list[str]:
@@ -98,15 +101,28 @@ def load(path: Path | str) -> Trace:
     return parse(data, source=path.as_posix())
 
 
+def _optionals(table):
+    """A table's records with each optional field (a set of at most one value) as its value or None."""
+    if not isinstance(table, dict):
+        return table
+    for rec in table.values():
+        if isinstance(rec, dict):
+            for f in OPTIONAL & set(rec):
+                if isinstance(rec[f], list) and len(rec[f]) <= 1:
+                    rec[f] = rec[f][0] if rec[f] else None
+    return table
+
+
 def parse(data: dict, source: str = "") -> Trace:
     meta = plain(data.get("#meta") or {})
     steps = []
     for i, raw in enumerate(data.get("states") or []):
         m = plain(raw.get("#meta") or {})
-        state = {k: plain(v) for k, v in raw.items() if k != "#meta"}
+        state = {k: _optionals(plain(v)) for k, v in raw.items() if k != "#meta"}
         args = m.get("args") if isinstance(m.get("args"), dict) else {}
         changes = m.get("changes") if isinstance(m.get("changes"), list) else []
         steps.append(Step(index=int(m.get("index", i)), action=str(m.get("action", "init" if i == 0 else "?")),
                           actor=str(m.get("actor", "")), note=str(m.get("note", "")), args=args,
                           changes=[str(c) for c in changes], state=state))
-    return Trace(meta, steps, source)
+    loop = data.get("loop")
+    return Trace(meta, steps, source, loop if isinstance(loop, int) and not isinstance(loop, bool) else None)

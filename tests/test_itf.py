@@ -1,0 +1,147 @@
+"""ITF traces a Quint or Apalache reader can type: records, uniform maps, `loop` only on a lasso."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from itf_py import trace_from_json
+
+from verifier import counterexamples, itf
+from verifier.diagrams import trace as itf_trace
+from verifier.engines import bfs
+from verifier.explore import world_factory
+from verifier.reproduce import variant_class
+
+
+def _module(name: str):
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ---- a small ITF type checker: the types Quint infers, `None` for an empty collection's element ----
+def type_of(v):
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, str):
+        return "str"
+    assert not isinstance(v, (int, float)) and v is not None, f"{v!r}: ITF has no plain number or null"
+    if isinstance(v, list):
+        return ("seq", unify_all(type_of(x) for x in v))
+    assert isinstance(v, dict), v
+    if "#bigint" in v:
+        int(v["#bigint"])
+        return "int"
+    if "#tup" in v:
+        return ("tup", tuple(type_of(x) for x in v["#tup"]))
+    if "#set" in v:
+        return ("set", unify_all(type_of(x) for x in v["#set"]))
+    if "#map" in v:
+        pairs = v["#map"]
+        return ("map", unify_all(type_of(k) for k, _ in pairs), unify_all(type_of(x) for _, x in pairs))
+    assert not any(k.startswith("#") for k in v), f"{sorted(v)}: not a record"
+    return ("rec", tuple(sorted((k, type_of(x)) for k, x in v.items())))
+
+
+def unify(a, b):
+    if a is None or a == b:
+        return b
+    if b is None:
+        return a
+    assert a[0] == b[0] and len(a) == len(b), f"{a} is not {b}"
+    if a[0] in ("rec", "tup"):
+        names_a = [k for k, _ in a[1]] if a[0] == "rec" else list(range(len(a[1])))
+        names_b = [k for k, _ in b[1]] if a[0] == "rec" else list(range(len(b[1])))
+        assert names_a == names_b, f"{a} is not {b}"
+        if a[0] == "rec":
+            return ("rec", tuple((k, unify(x, y)) for (k, x), (_, y) in zip(a[1], b[1])))
+        return ("tup", tuple(unify(x, y) for x, y in zip(a[1], b[1])))
+    return (a[0], *(unify(x, y) for x, y in zip(a[1:], b[1:])))
+
+
+def unify_all(types):
+    out = None
+    for t in types:
+        out = unify(out, t)
+    return out
+
+
+def assert_typed(data: dict) -> dict:
+    """Every variable has one type across the trace; the types, by variable."""
+    out = {}
+    for var in data["vars"]:
+        out[var] = unify_all(type_of(s[var]) for s in data["states"])
+    return out
+
+
+# ---- the tests ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def lost(tmp_path_factory):
+    folder = _module("recorded_trace").record(tmp_path_factory.mktemp("cx"), *_module("recorded_trace").LOST)
+    return folder, json.loads((folder / "trace.itf.json").read_text(encoding="utf-8"))
+
+
+def test_states_are_typed_records_and_uniform_maps(lost):
+    _, data = lost
+    types = assert_typed(data)
+    assert types["clock"] == "int" and types["effects"] == "int"
+    kind, key, run = types["runs"]
+    assert (kind, key, run[0]) == ("map", "str", "rec")
+    fields = dict(run[1])
+    assert fields["status"] == "str" and fields["log"] == ("seq", "str") and fields["purged"] == "bool"
+    assert fields["parent"] == ("set", None)                  # never set: an empty set in every state
+    request = dict(types["requests"][2][1])
+    assert request["owns"] == ("set", "str") and request["response"] == ("set", "str")
+    assert "loop" not in data and None not in data["#meta"].values()
+
+
+def test_the_older_untyped_format_fails_the_checker():
+    """The checker can fail: a trace of mixed-type `#map` records (what was written before) is refused."""
+    with pytest.raises(AssertionError):
+        assert_typed(_module("synthetic_trace").trace())
+
+
+def test_a_trace_round_trips_through_load_and_itf_py(lost):
+    folder, data = lost
+    text = (folder / "trace.itf.json").read_text(encoding="utf-8")
+    meta, steps = itf.load(text)
+    assert meta["property"] == "e2e-orphan-task" and [a for a, _ in steps] == ["harness_start", "answer", "disconnect"]
+    assert steps[0][1] == {"client": "H1", "server": "S1", "long": False}
+    assert trace_from_json(data).loop is None and len(trace_from_json(data).states) == 4
+    # The plain values read back are the model's snapshots, step by step.
+    world = world_factory(None)()
+    read = itf_trace.parse(data)
+    for step, (action, args) in zip(read.steps[1:], steps):
+        world.apply(action, args, check=False)
+        snap = itf.snapshot(world)
+        assert _dropped_nones(step.state) == json.loads(json.dumps(snap)), step.index
+
+
+def _dropped_nones(state: dict) -> dict:
+    return {k: {key: {f: v for f, v in rec.items() if v is not None} for key, rec in v.items()}
+            if isinstance(v, dict) else v for k, v in state.items()}
+
+
+def test_load_reads_the_older_format_too():
+    meta, steps = itf.load(json.dumps(_module("synthetic_trace").trace()))
+    assert meta["property"] == "OWN-2" and [a for a, _ in steps] == ["call_tool", "run_start", "disconnect",
+                                                                     "run_complete"]
+
+
+def test_a_lasso_records_its_loop(tmp_path):
+    """drop-every-request never answers: LIV-1 fails as a lasso stuttering at its last state."""
+    cls = variant_class("drop-every-request")
+    v = bfs.run_bfs(cls, scope="host-small", budget=120).by_name()["every-call-answered-or-cancelled"]
+    assert v.verdict == "refuted" and v.loop is not None
+    folder = counterexamples.write(tmp_path, cls, v, world_factory(cls), 0)
+    data = json.loads((folder / "trace.itf.json").read_text(encoding="utf-8"))
+    assert data["loop"] == v.loop and 0 <= data["loop"] < len(data["states"])
+    assert_typed(data)
+    assert trace_from_json(data).loop == v.loop
+    md = (folder / "trace.md").read_text(encoding="utf-8")
+    assert f"- **Loops**: the behaviour stays at step {v.loop} for ever" in md
+    with pytest.raises(ValueError):
+        itf.build(world_factory(cls), v.trace, {"property": "x"}, loop=len(v.trace) + 1)
