@@ -1245,6 +1245,7 @@ class Encoding:
         elif nf_mode == "purged-expired":
             not_found = ITE(AND(LE(0, k), self.sel(s, "r_purged", k, False)), RESP["invalid-params-other"], not_found)
         early = ITE(NOT(capable), RESP["missing-capability"], ITE(NOT(header), RESP["header-mismatch"], not_found))
+        early = ITE(self.serves_tasks(A.server), early, RESP["method-not-found"])     # NEG-4: a plain mount
         self.put(t, "q_run", q, k, ok)
         rstat = -1
         if method == "tasks/get":
