@@ -139,7 +139,24 @@ def test_request_diagram_marks_disconnects_and_the_ownership_cut():
     loops = {(e.src, e.label) for e in g.edges if "no-effect" in e.marks}
     assert any(src == "delivered" and "disconnect" in label for src, label in loops)
     mmd = mermaid.to_mermaid(g)
-    assert "✂ ownership ends" in mmd and "⚡ drop_in_flight" in mmd
+    assert "✂ ownership ends" in mmd and "drop_in_flight · ⚡ by disconnect" in mmd
+
+
+def test_mermaid_legends_claim_only_what_mermaid_draws():
+    """A state diagram's edges are grey in Mermaid: an edge legend names a mark the edges carry, never a colour."""
+    for g in graph.graphs():
+        mmd = mermaid.to_mermaid(g)
+        edges = [x for x in mmd.splitlines() if " --> " in x]
+        legend = re.findall(r'state "([^"]*)" as legend_\d+', mmd)
+        for label in legend:
+            assert not re.match(r"(red|purple|grey|bold|dashed) edge", label), (g.name, label)
+            mark = label.split()[0]
+            if not mark.isascii():
+                assert any(mark in x for x in edges), f"{g.name}: the legend's {mark} is on no edge"
+    request = mermaid.to_mermaid(graph.request_graph())
+    assert [x for x in re.findall(r'state "([^"]*)" as legend', request) if not x[0].isascii()] == [
+        "⚡ a cancellation signal (a red edge in the SVG)", "✂ ownership ends (a purple edge in the SVG)"]
+    assert "drop_in_flight\\n⚡ by disconnect" in dot.to_dot(graph.request_graph()), "the SVG carries the marks"
 
 
 def test_readme_embeds_mermaid_and_links_svgs(planned):

@@ -40,10 +40,11 @@ DESCRIPTIONS = {
     "run": "The ten statuses of an OpenWOP run and the protocol actions (the `transitions` triggers of "
            "`model.lifecycle`) that take a run from one to the next. Terminal statuses have a double border.",
     "request": "A JSON-RPC request from receipt to its end. `sent` is the RFC's cut: the whole final response "
-               "left the host. Purple states may own a run (OWN-1); the edges marked \"ownership ends\" are where "
-               "the model releases it (`Rules.releases_ownership`). Red edges are taken by a cancellation signal "
-               "(an HTTP disconnect, a stdio `notifications/cancelled`, a stdio EOF); dashed grey loops are signals "
-               "that change nothing (§G.13).",
+               "left the host. Purple states may own a run (OWN-1); the edges marked ✂ \"ownership ends\" are "
+               "where the model releases it (`Rules.releases_ownership`), purple in the SVG. The edges marked ⚡ "
+               "are taken by a cancellation signal (an HTTP disconnect, a stdio `notifications/cancelled`, a stdio "
+               "EOF), red in the SVG; the loops marked \"no effect\" (dashed grey in the SVG) are signals that "
+               "change nothing (§G.13). Mermaid cannot colour a state diagram's edges: the marks say it there.",
     "tool_execution": "The client harness's record of one remote tool call: the local authority (HNS-5). The remote "
                       "task status lives inside it; `unknown` is \"effect unknown: reconcile\" (HNS-4).",
 }
@@ -160,11 +161,11 @@ def request_graph() -> Graph:
         if others and others != lines[:1]:
             lines.append("by " + ", ".join(others))
         if signals:
-            lines.append("by " + ", ".join(signals))
+            lines.append("⚡ by " + ", ".join(signals))
             marks.append("signal")
             colour, style = SIGNAL_COLOUR, "bold"
         if obs.get("releases"):
-            lines.append("ownership ends")
+            lines.append("✂ ownership ends")
             marks.append("cut")
             if not signals:
                 colour, style = CUT_COLOUR, "bold"
@@ -176,8 +177,10 @@ def request_graph() -> Graph:
     for state in found.owning:
         g.replace_node(state, fill=OWNING[0], stroke=OWNING[1], marks=("owning",),
                        label=f"{state}\nmay own a run")
-    g.legend = [("may own a run (OWN-1)", *OWNING), ("red edge: a cancellation signal", "#ffffff", SIGNAL_COLOUR),
-                ("purple edge: ownership ends", "#ffffff", CUT_COLOUR)]
+    # Edge entries name the mark every backend draws; the colour only the SVG draws is said as such.
+    g.legend = [("may own a run (OWN-1)", *OWNING),
+                ("⚡ a cancellation signal (a red edge in the SVG)", "#ffffff", SIGNAL_COLOUR),
+                ("✂ ownership ends (a purple edge in the SVG)", "#ffffff", CUT_COLOUR)]
     return g
 
 

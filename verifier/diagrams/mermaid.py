@@ -30,10 +30,6 @@ def to_mermaid(graph: Graph) -> str:
         lines.append(f"    [*] --> {ident(graph.initial)}")
     for e in graph.edges:
         label = text(e.label)
-        if "signal" in e.marks and "no-effect" not in e.marks:
-            label = "⚡ " + label
-        if "cut" in e.marks:
-            label = label.replace("ownership ends", "✂ ownership ends")
         if "visited" in e.marks:
             label = "▶ " + label
         lines.append(f"    {ident(e.src)} --> {ident(e.dst)} : {label}")
