@@ -30,7 +30,8 @@ def new_request(world, client: str, server: str, transport: str, method: str, *,
     qid = f"r{len(world.requests) + 1}"
     subject = subject or world.params.client_subject(client).name
     elicit = subject != "carol"          # carol's client does not declare elicitation
-    meta = wire.client_meta(declares_tasks, elicit)
+    modes = wire.ELICITATION_MODES if elicit else ()
+    meta = wire.client_meta(declares_tasks, elicit, modes)
     p = params or {}
     if method == "tools/call":
         msg = wire.tools_call_request(qid, p.get("tool", "flow"), p.get("arguments", {"n": 1}), meta,
@@ -48,7 +49,8 @@ def new_request(world, client: str, server: str, transport: str, method: str, *,
     else:
         msg = wire.unsupported_request(qid, method, meta)
     q = Request(id=qid, client=client, subject=subject, server=server, transport=transport, method=method,
-                message=msg, declares_tasks=declares_tasks, declares_elicitation=elicit, task_ref=task_ref,
+                message=msg, declares_tasks=declares_tasks, declares_elicitation=elicit, elicitation_modes=modes,
+                task_ref=task_ref,
                 operation=operation)
     if transport == "http" and task_ref is not None:
         q.mcp_name = task_ref if header_ok else task_ref + "x"

@@ -60,6 +60,9 @@ def receive(world, q) -> None:
     q.run = run.id
     if q.method == "tasks/get":
         R.on_tasks_get(world, q, run)
+        missing = R.missing_elicitation(world, run, q) if R.project_status(world, run)[0] == "input_required" else ()
+        if missing:                        # PRJ-4: input the caller cannot receive is never sent to it
+            return send(world, q, R.missing_elicitation_error(world, q, missing))
         return send(world, q, wire.result_response(q.id, R.get_task_result(world, run, q)))
     if q.method == "tasks/cancel":
         if not R.can_cancel(world, q.subject, run):

@@ -194,19 +194,34 @@ class Rules:
         opened = run.open_interrupts(world)
         if not opened:
             return None
+        missing = self.missing_elicitation(world, run, q)
+        if missing:
+            return self.missing_elicitation_error(world, q, missing)
         i = opened[0]
-        if not i.form and not self.client_can_elicit(world, run, q):
-            return wire.call_tool_result(True, "input needed that this client cannot be asked for")
         token = f"rs-{world.next_serial()}"
         from .state import RequestState
         world.request_states[token] = RequestState(token, q.subject, run.id, i.id, q.id)
         return wire.input_required_result(self.input_requests(world, run, q), token)
 
-    def client_can_elicit(self, world, run, q) -> bool:
-        """P-ELICIT: the declaration of the creating request (default) or of the asking request."""
-        if world.params.p_elicit == "each-get":
-            return q.declares_elicitation
-        return run.declared_elicitation
+    def elicitation_modes(self, world, run, q) -> tuple[str, ...]:
+        """P-ELICIT: the elicitation modes declared by the request that created the run (default), or by
+        the asking request ("each-get", and for a run no MCP request created)."""
+        creator = world.requests.get(run.creating_request) if run.creating_request else None
+        if world.params.p_elicit == "each-get" or creator is None:
+            return q.elicitation_modes
+        return creator.elicitation_modes
+
+    def missing_elicitation(self, world, run, q) -> tuple[str, ...]:
+        """PRJ-4: the modes the run's open input requests use (form, or url for a credential) that the
+        client did not declare: such input is never sent to it."""
+        need = {"form" if i.form else "url" for i in run.open_interrupts(world) if i.kind != "external-event"}
+        have = self.elicitation_modes(world, run, q)
+        return tuple(m for m in wire.ELICITATION_MODES if m in need and m not in have)
+
+    def missing_elicitation_error(self, world, q, modes: tuple[str, ...]) -> dict:
+        """A run needs input the caller cannot receive: answered as for a missing capability."""
+        return wire.error_response(q.id, wire.MISSING_CAPABILITY, "Missing required client capability",
+                                   {"requiredCapabilities": {"elicitation": {m: {} for m in modes}}})
 
     def blocking_cancel_result(self, world, run) -> dict:
         return wire.call_tool_result(True, "run cancelled")
@@ -351,7 +366,8 @@ class Rules:
                 if world.notified.get(key) != view:
                     first = key not in world.notified
                     world.notified[key] = view
-                    if not first:
+                    withheld = "input_requests" in view and self.missing_elicitation(world, run, q)   # PRJ-4
+                    if not first and not withheld:
                         msg = self.notification(world, q, run)
                         world.emit(q.id, msg)
                         world.last_sent[key] = msg["params"]

@@ -62,6 +62,7 @@ class Request:
     message: dict
     declares_tasks: bool = False
     declares_elicitation: bool = False
+    elicitation_modes: tuple[str, ...] = ()   # the elicitation modes its _meta declares (form, url)
     task_ref: str | None = None      # params.taskId as sent
     mcp_name: str | None = None      # the Mcp-Name routing header (HTTP)
     phase: str = "received"

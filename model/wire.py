@@ -457,13 +457,17 @@ def _build_union(name: str, data: dict) -> dict:
     return _ADAPTERS[name].validate_python(data).wire()
 
 
-def client_meta(declare_tasks: bool, declare_elicitation: bool) -> dict:
-    """The request `_meta`: capabilities are declared per request, never inferred from earlier ones."""
+ELICITATION_MODES = ("form", "url")
+
+
+def client_meta(declare_tasks: bool, declare_elicitation: bool, modes: tuple[str, ...] = ELICITATION_MODES) -> dict:
+    """The request `_meta`: capabilities are declared per request, never inferred from earlier ones;
+    elicitation names each mode the client can receive (PRJ-4)."""
     caps: dict[str, Any] = {}
     if declare_tasks:
         caps["extensions"] = {TASKS_EXT: {}}
     if declare_elicitation:
-        caps["elicitation"] = {}
+        caps["elicitation"] = {m: {} for m in modes}
     return _build(RequestMeta, {META_CLIENT_CAPABILITIES: caps, META_PROTOCOL_VERSION: PROTOCOL_VERSION})
 
 
@@ -638,7 +642,7 @@ def listen_closed_result(subscription_id: RequestId) -> dict:
 
 __all__ = [
     "TASKS_EXT", "PROTOCOL_VERSION", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
-    "HEADER_MISMATCH", "MISSING_CAPABILITY", "HTTP_STATUS", "META_CLIENT_CAPABILITIES", "META_PROTOCOL_VERSION",
+    "HEADER_MISMATCH", "MISSING_CAPABILITY", "HTTP_STATUS", "ELICITATION_MODES", "META_CLIENT_CAPABILITIES", "META_PROTOCOL_VERSION",
     "META_SUBSCRIPTION_ID", "TaskStatus", "TASK_STATUSES", "TERMINAL_TASK_STATUSES",
     # models
     "Wire", "RequestMeta", "ClientCapabilities", "ElicitResult", "CallToolRequest", "GetTaskRequest",

@@ -292,6 +292,14 @@ def missing_capability_ok(msg: dict) -> bool:
     return err.get("code") == wire.MISSING_CAPABILITY and EXT in exts
 
 
+def elicitation_refusal(msg: dict) -> bool:
+    """-32021 whose data names elicitation as a required client capability: a task the caller may read,
+    whose input it cannot receive (PRJ-4). The task was found: the answer is not a not-found."""
+    err = msg.get("error") or {}
+    data = err.get("data") or {}
+    return err.get("code") == wire.MISSING_CAPABILITY and "elicitation" in (data.get("requiredCapabilities") or {})
+
+
 # =============================================================================================
 # ADV-1
 # =============================================================================================
@@ -328,7 +336,7 @@ def _serving_evidence(world, step):
                 out.append((q.server, "served", f"{q.id} answered CreateTaskResult"))
         elif q.method in TASKS_METHODS and declared(q):
             code = error_code(msg)
-            if code == wire.MISSING_CAPABILITY:
+            if code == wire.MISSING_CAPABILITY and not elicitation_refusal(msg):
                 out.append((q.server, "refused", f"declaring {q.method} {q.id} answered -32021"))
             elif code != wire.METHOD_NOT_FOUND:
                 out.append((q.server, "served", f"declaring {q.method} {q.id} answered {result_kind(msg)}"))
@@ -638,6 +646,8 @@ def _task1_runs(world, step):
 def every_readable_run_is_a_task(world, step):
     for q, msg, run in _readable_gets(world, step):
         res = msg.get("result")
+        if elicitation_refusal(msg):
+            continue                       # found, and its input withheld from this caller (PRJ-4)
         if res is None or decode_task_id(res.get("taskId")) != run.id:
             return (f"tasks/get {q.id} of {q.subject} for {world.label(run.id)} (started by {run.started_by}, which "
                     f"{q.subject} can getRun) was answered {result_kind(msg)}, not its task")

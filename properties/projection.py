@@ -33,11 +33,18 @@ spec task-status-follows-diagram (PRJ-3, step) observes every run status change 
     ext-tasks diagram (working <-> input_required, non-terminal -> terminal), so no step leaves a
     terminal task status; and no client is ever shown a task status other than the terminal one it
     was already shown for that task.
+
+spec input-only-to-declared-elicitation (PRJ-4, step) observes every message carrying input requests
+(an `inputRequests` map of a result or a notifications/tasks, an InputRequiredResult):
+    assert each entry's mode (form unless `mode` says url) is one the client declared in `elicitation`
+    of its own request's `_meta`, read per P-ELICIT: the request that created the run (default), or
+    the request the message answers ("each-get", and for a run no MCP request created). A declared
+    `elicitation: {}` means form only.
 """
 from __future__ import annotations
 
 from .base import prop
-from .creation import decode_task_id, named_run, open_interrupts, seen
+from .creation import decode_task_id, elicitation_refusal, named_run, open_interrupts, seen
 
 STATUS_ROWS = {
     "pending": ("working", None),
@@ -230,4 +237,59 @@ def task_status_follows_diagram(world, step):
             return (f"{where} to {q.id} shows the task of {world.label(raw)} as {status!r} after a client was shown "
                     f"it {before!r} (terminal)")
         shown[raw] = status
+    return None
+
+
+# ---- PRJ-4 ------------------------------------------------------------------------------------------
+def declared_modes(q) -> tuple[str, ...]:
+    """The elicitation modes q's own `_meta` declares (an empty object is form only)."""
+    meta = ((q.message.get("params") or {}).get("_meta") or {})
+    caps = meta.get("io.modelcontextprotocol/clientCapabilities") or {}
+    el = caps.get("elicitation")
+    if el is None:
+        return ()
+    return tuple(m for m in ("form", "url") if m in el) or ("form",)
+
+
+def _input_messages(world, step):
+    """(request the message went to, the run, its inputRequests) for every message of this step carrying some."""
+    out = []
+    for qid, m in step.emitted:
+        q = world.requests.get(qid) if qid else None
+        if q is None:
+            continue
+        body = m.get("result") if "result" in m else m.get("params") if m.get("method") == "notifications/tasks" else None
+        entries = (body or {}).get("inputRequests")
+        if not entries:
+            continue
+        run = world.runs.get(q.run) if "taskId" not in body else named_run(world, body.get("taskId"))
+        if run is not None:
+            out.append((q, run, entries))
+    return out
+
+
+def _asked(world, q, run):
+    """The request whose declaration counts, per P-ELICIT."""
+    creator = world.requests.get(run.creating_request) if run.creating_request else None
+    return q if world.params.p_elicit == "each-get" or creator is None else creator
+
+
+def _prj4_premise(world, step):
+    return bool(_input_messages(world, step)) or any(
+        elicitation_refusal(m) for _, m in step.emitted if "error" in m)
+
+
+@prop("input-only-to-declared-elicitation", "PRJ-4", "step", "core RequestMetaObject, map mcp.mrtr",
+      "An input request is sent only to a request whose client declared elicitation with the mode it uses, "
+      "read per P-ELICIT; capabilities are never inferred from earlier requests.", premise=_prj4_premise)
+def input_only_to_declared_elicitation(world, step):
+    for q, run, entries in _input_messages(world, step):
+        asked = _asked(world, q, run)
+        have = declared_modes(asked)
+        for key, entry in entries.items():
+            mode = ((entry or {}).get("params") or {}).get("mode") or "form"
+            if mode not in have:
+                return (f"{q.method} {q.id} of {q.subject} was sent a {mode}-mode input request for "
+                        f"{world.label(key)} of {world.label(run.id)}, but {asked.id} declared elicitation "
+                        f"{list(have) or 'not at all'}")
     return None

@@ -38,6 +38,7 @@ from model import identity
 from model.world import EPOCH
 
 from .base import prop
+from .creation import elicitation_refusal
 from .update import new_request, readable_task, response_to, served_task_request
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
@@ -368,6 +369,8 @@ def ttl3_purged_reads_not_found(world, step):
     if run is None:
         return None
     msg = response_to(step, q.id)
+    if msg is not None and elicitation_refusal(msg):
+        return None                        # found, and its input withheld from this caller (PRJ-4)
     if not run.purged:
         res = (msg or {}).get("result") or {}
         if _run_of_ref(world, res.get("taskId")) is not run:
@@ -414,8 +417,9 @@ def ttl4_resolves_until_ttl(world, step):
         return None
     expiry, told = expiries[run.id]
     now = world.clock * world.params.tick_ms
-    res = (response_to(step, q.id) or {}).get("result") or {}
-    if now < expiry and _run_of_ref(world, res.get("taskId")) is not run:
+    msg = response_to(step, q.id) or {}
+    res = msg.get("result") or {}
+    if now < expiry and _run_of_ref(world, res.get("taskId")) is not run and not elicitation_refusal(msg):
         return (f"tasks/get {q.id} by {q.subject} for {world.label(run.id)} at {now} ms did not resolve"
                 f"{' (purged)' if run.purged else ''}, though the task sent to {told} promised it until "
                 f"createdAt + ttlMs = {expiry} ms")

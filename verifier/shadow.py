@@ -30,14 +30,15 @@ PURE = frozenset({
     "decode_task_ref", "can_read", "can_cancel", "eligible_approver", "lookup_task", "not_found",
     "missing_capability", "tasks_capability_ok", "header_ok", "method_supported", "removed_method_result",
     "project_status", "input_requests", "status_message", "ttl_ms", "tool_result", "detailed_task",
-    "get_task_result", "create_task_result", "client_can_elicit", "blocking_cancel_result",
-    "durable_on_create", "join_existing_run", "update_key", "update_response", "purge_time",
+    "get_task_result", "create_task_result", "elicitation_modes", "missing_elicitation", "missing_elicitation_error",
+    "tasks_methods_served", "http_status", "blocking_cancel_result", "durable_on_create", "join_existing_run", "update_key", "update_response", "purge_time",
     "effects_while_cancelling", "owns_on_receipt", "releases_ownership", "cancellation_applies",
     "server_cancelled_on", "listen_ack", "notification", "fork_log",
     # the harness's
     "tasks_offered", "declares_tasks", "plan_call", "auth_binding", "idempotency_key",
     "persists_binding_before_waiting", "resumes_by_polling", "reissues_unanswered_call",
-    "outcome_of_cancel_ack", "outcome_of_remote", "local_run_status", "input_response",
+    "outcome_of_cancel_ack", "outcome_of_remote", "local_run_status", "input_response", "binding_credentials",
+    "wait_by", "falls_back_to_polling",
 })
 
 

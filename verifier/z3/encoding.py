@@ -905,14 +905,13 @@ class Encoding:
         terminal = IN(status, TERMINAL)
         tool = ITE(self.tool_ok(status), RESP["call-ok"], RESP["call-error"])
         found, i0 = self.first_open_interrupt(s, k)
-        form = self.sel(s, "i_form", i0, False)
         if self.params.p_elicit == "each-get":
             elicit = NOT(EQ(self.subject_of(self.sel(s, "q_client", q)), self.carol))
         else:
             elicit = self.sel(s, "r_elicit", k, False)
         asks = AND(NOT(tasked), NOT(terminal), IN(status, (ST["waiting-approval"], ST["waiting-input"])))
         has = AND(durable, OR(tasked, terminal, AND(asks, found)))
-        input_kind = ITE(AND(NOT(form), NOT(elicit)), RESP["call-error"], RESP["input-required"])
+        input_kind = ITE(NOT(elicit), RESP["missing-capability"], RESP["input-required"])   # PRJ-4
         kind = ITE(terminal, tool, ITE(tasked, RESP["create-task"], input_kind))
         mode = self.flags["answer_tools_call"]
         asking = (ST["waiting-approval"], ST["waiting-input"])
@@ -1252,12 +1251,21 @@ class Encoding:
             if self.flags["on_tasks_get"] == "append":
                 self.append(t, k, ok)
             resp = RESP["create-task"] if self.flags["get_task_result"] == "result-type-task" else RESP["get"]
-            rstat = ITE(ok, self.project(self.sel(s, "r_status", k)), -1)
-            self.put(t, "q_ttl", q, self.ttl_ticks(s, k), ok)
-            self.put(t, "q_leak", q, self.leaks(s, k), ok)
-            self.put(t, "q_ikeys", q, self.input_keys(s, k), AND(ok, EQ(rstat, TS["input_required"])))
+            # PRJ-4: an input_required task whose input the caller cannot receive (P-ELICIT) is refused -32021
+            asker = NOT(EQ(subj, self.carol))
+            if self.params.p_elicit == "each-get":
+                elicit = asker
+            else:
+                elicit = ITE(EQ(self.sel(s, "r_creq", k, -1), -1), asker, self.sel(s, "r_elicit", k, False))
+            refused = AND(ok, EQ(self.project(self.sel(s, "r_status", k)), TS["input_required"]), NOT(elicit))
+            resp = ITE(refused, RESP["missing-capability"], resp)
+            got = AND(ok, NOT(refused))
+            rstat = ITE(got, self.project(self.sel(s, "r_status", k)), -1)
+            self.put(t, "q_ttl", q, self.ttl_ticks(s, k), got)
+            self.put(t, "q_leak", q, self.leaks(s, k), got)
+            self.put(t, "q_ikeys", q, self.input_keys(s, k), AND(got, EQ(rstat, TS["input_required"])))
             if self.flags["get_task_result"] == "result-type-task":   # a detailed task: inputRequests or result
-                self.put(t, "q_flat", q, False, AND(ok, IN(rstat, (TS["input_required"], TS["completed"]))))
+                self.put(t, "q_flat", q, False, AND(got, IN(rstat, (TS["input_required"], TS["completed"]))))
         elif method == "tasks/cancel":
             may = self.can_cancel(s, subj, k)
             deny = not_found if self.params.p_unauthorized == "error" else RESP["ack"]
