@@ -116,3 +116,22 @@ def liv2_bound_outcome_recorded(world, step):
         problems.append(f"{c.name}'s {te.op} is still {te.status} ({how}) though {world.label(run.id)}, bound as "
                         f"{world.label(d.binding.task_id)}, reads {run.status}")
     return "after the fair drain: " + "; ".join(problems) if problems else None
+
+
+# ---- scenario stories ---------------------------------------------------------------------------
+# Random steps seldom end the very subscription a harness waits on: this story does (waiting by
+# subscription, `Params.harness_wait` "listen"; on a polling harness it is cut at the end_listen).
+def _run1(w):
+    return {"run": list(w.runs)[0]}
+
+
+STORIES = {
+    "subscription-ends-then-task-finishes": [
+        ("harness_start", dict(client="H1", server="S1", long=False)),   # tools/call r1, declaring tasks
+        ("answer", dict(request="r1")), ("harness_receive", dict(request="r1")),
+        ("harness_persist", dict(client="H1", op="op1")),                # the binding, persisted
+        ("harness_poll", dict(client="H1", op="op1")),                   # subscriptions/listen r2, tasks/get r3
+        ("harness_receive", dict(request="r3")),
+        ("end_listen", dict(request="r2")), ("harness_receive", dict(request="r2")),   # the stream ends
+        ("run_start", _run1), ("run_complete", _run1)],
+}
