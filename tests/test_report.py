@@ -81,6 +81,47 @@ def test_report_without_check_or_dot(tmp_path, monkeypatch, capsys):
     assert "dot` not found" in capsys.readouterr().err
 
 
+def _latest(trace_path: str) -> dict:
+    """A check result as `taskmodel check --engine all` writes it: one object, a result per engine."""
+    hyp = _sample().check_result(trace_path)
+    bfs = dict(hyp, engine="bfs", scope={"name": "host-small", "tenants": 1}, states={"distinct": 812, "complete": True},
+               properties=[dict(p, trace=None) for p in hyp["properties"][:3]])
+    return {"schema_version": 1, "tool": {"name": "taskmodel", "version": "0.1"}, "command": "check",
+            "variant": hyp["variant"], "results": [hyp, bfs],
+            "expectations": [{"id": "OWN-2", "want": "refuted", "got": ["refuted"], "met": True}], "exit_code": 1}
+
+
+def test_report_with_no_flags_reads_the_latest_check(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    first = _sample().write(Path("counterexamples"))
+    Path("out").mkdir()
+    Path("out/latest-check.json").write_text(json.dumps(_latest(first.as_posix())), encoding="utf-8")
+    assert report.main([]) == 0
+    said = capsys.readouterr().out
+    assert "7 properties (hypothesis 4, bfs 3) from out/latest-check.json, 1 counterexample(s)" in said
+    html = Path("out/report/index.html").read_text(encoding="utf-8")
+    assert 'id="engine-hypothesis"' in html and 'id="engine-bfs"' in html and "exit code 1" in html
+    # Bounds, scope and coverage are tables, not JSON.
+    assert "<td><code>max_runs</code></td><td>4</td>" in html and "<td><code>name</code></td><td>host-small</td>" in html
+    assert "<td><code>call_tool</code></td><td class=num>3</td>" in html and '{"max_runs"' not in html
+    summary = html.split('id="summary"')[1].split("</table>")[0]
+    assert re.search(r"<td>bfs</td>(<td class=num>[^<]*</td>){4}<td class=num>3</td>", summary), summary
+    assert ">as expected</span>" in html
+    # Filters; every row and counterexample carries what they match; counterexamples render when opened.
+    assert '<select data-filter="verdict"><option value="">all</option><option value="holds">' in html
+    assert '<option value="OWN">OWN</option>' in html and 'data-filter="text"' in html
+    assert html.count('data-filterable data-verdict="refuted" data-area="OWN"') == 2
+    assert html.count('<details class="cxbox"') == 1 and "<template><section class=\"cx\"" in html
+
+
+def test_report_without_latest_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert report.main(["--counterexamples", "none"]) == 0
+    assert "0 properties (no check result: out/latest-check.json not found)" in capsys.readouterr().out
+    Path("out/latest-check.json").write_text('{"results": 3}', encoding="utf-8")
+    assert report.main([]) == 3
+
+
 def test_report_bad_input_exits_3(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert report.main(["--check", "missing.json"]) == 3
@@ -165,8 +206,11 @@ def test_step_through_in_headless_chromium(site):
     if svg.dot_path() is not None:
         assert re.search(r'<g id="cx0-run-completed" class="node visited violation"', first)
     # What a person sees is not blank.
+    assert "6 of 6 shown" in dom, "the filters did not count the rows"
+    # A window tall enough for the opened counterexample: headless Chromium paints only the first
+    # viewport's region after a scroll made by the page's script.
     shot = site.parent / "shot.png"
-    done = _chromium("--window-size=1200,900", f"--screenshot={shot}", f"{url}#cx=0&step=3")
+    done = _chromium("--window-size=1200,2400", f"--screenshot={shot}", f"{url}#cx=0&step=3")
     assert shot.is_file(), done.stderr[-2000:]
     width, bpp, rows = _png_pixels(shot.read_bytes())
     colours = {row[i:i + 3] for row in rows[::7] for i in range(0, len(row), bpp * 7)}

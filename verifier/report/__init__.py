@@ -3,8 +3,10 @@
     taskmodel report [--out out/report/index.html] [--check RESULT.json] [--counterexamples DIR]
                      [--diagrams DIR]
 
-One HTML file with its CSS, script and SVG inline: no server, no network. It holds the table of
-properties and verdicts of a check result (`taskmodel check --json`), and for each counterexample
+One HTML file with its CSS, script and SVG inline: no server, no network. It holds a check result
+(`taskmodel check --json`; by default the latest, out/latest-check.json): the verdicts counted per
+engine, each engine's properties, bounds, scope, budget and coverage as tables, filters by verdict,
+area, id and variant and a search box; and for each counterexample
 (those the result names and every `trace.itf.json` under --counterexamples) a step-through view:
 previous / next buttons and the arrow keys, the action and the fields it changed, the sequence so
 far, and the run lifecycle with the run's path highlighted up to the step (the violation at the
@@ -23,6 +25,10 @@ from pathlib import Path
 from .page import Counterexample, build_page, load_counterexample
 
 
+# Where `taskmodel check` writes its result (its --out defaults to out/).
+LATEST = Path("out/latest-check.json")
+
+
 class UsageError(Exception):
     pass
 
@@ -35,7 +41,8 @@ class _Parser(argparse.ArgumentParser):
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="taskmodel report", description="Write the static HTML report.")
     p.add_argument("--out", type=Path, default=Path("out/report/index.html"))
-    p.add_argument("--check", type=Path, default=None, help="a check result JSON (taskmodel check --json)")
+    p.add_argument("--check", type=Path, default=None,
+                   help=f"a check result JSON (taskmodel check --json; default {LATEST.as_posix()} when it exists)")
     p.add_argument("--counterexamples", type=Path, default=Path("counterexamples"),
                    help="folder searched for trace.itf.json (default counterexamples)")
     p.add_argument("--diagrams", type=Path, default=Path("diagrams"),
@@ -44,15 +51,26 @@ def parser() -> argparse.ArgumentParser:
 
 
 def read_check(path: Path) -> dict:
+    """A check result as one object with a `results` list (one per engine); the older flat object of
+    one engine's result is read as a list of one."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise UsageError(f"taskmodel report: cannot read {path.as_posix()}: {e.strerror}") from None
     except ValueError as e:
         raise UsageError(f"taskmodel report: {path.as_posix()} is not JSON: {e}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("properties", []), list):
-        raise UsageError(f"taskmodel report: {path.as_posix()} is not a check result (no properties list)")
+    if isinstance(data, dict) and "results" not in data and isinstance(data.get("properties"), list):
+        data = {"variant": data.get("variant"), "results": [data]}
+    results = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(results, list) or not all(isinstance(r, dict) and isinstance(r.get("properties", []), list)
+                                                 for r in results):
+        raise UsageError(f"taskmodel report: {path.as_posix()} is not a check result (no results list)")
     return data
+
+
+def properties(check: dict | None) -> list[dict]:
+    """Every property verdict of every engine's result, in order."""
+    return [p for r in (check or {}).get("results", []) for p in r.get("properties", []) if isinstance(p, dict)]
 
 
 def collect(check: dict | None, check_path: Path | None, root: Path) -> tuple[list[Counterexample], list[str]]:
@@ -61,8 +79,8 @@ def collect(check: dict | None, check_path: Path | None, root: Path) -> tuple[li
     seen: set[Path] = set()
     problems: list[str] = []
     wanted: list[Path] = []
-    for prop in (check or {}).get("properties", []):
-        t = prop.get("trace") if isinstance(prop, dict) else None
+    for prop in properties(check):
+        t = prop.get("trace")
         if t:
             p = Path(t)
             if not p.is_file() and check_path is not None and (check_path.parent / p).is_file():
@@ -85,6 +103,15 @@ def collect(check: dict | None, check_path: Path | None, root: Path) -> tuple[li
     return found, problems
 
 
+def summary(check: dict | None, path: Path | None) -> str:
+    """`N properties from FILE`, by engine when several ran."""
+    if check is None:
+        return f"0 properties (no check result: {LATEST.as_posix()} not found)"
+    results = check.get("results", [])
+    per = ", ".join(f"{r.get('engine', '?')} {len(r.get('properties', []))}" for r in results)
+    return f"{len(properties(check))} properties{f' ({per})' if len(results) > 1 else ''} from {path.as_posix()}"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -92,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
             args = parser().parse_args(argv)
         except SystemExit as e:
             return 0 if e.code in (0, None) else 3
+        if args.check is None and LATEST.is_file():
+            args.check = LATEST
         check = read_check(args.check) if args.check is not None else None
         cxs, problems = collect(check, args.check, args.counterexamples)
     except UsageError as e:
@@ -102,6 +131,5 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(html, encoding="utf-8", newline="\n")
     for note in notes + problems:
         print(f"note: {note}", file=sys.stderr)
-    print(f"{args.out.as_posix()}: {len((check or {}).get('properties', []))} properties, "
-          f"{len(cxs)} counterexample(s)")
+    print(f"{args.out.as_posix()}: {summary(check, args.check)}, {len(cxs)} counterexample(s)")
     return 0

@@ -4,16 +4,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from html import escape, unescape
+from html import unescape
 from pathlib import Path
 
 from verifier.diagrams import dot, graph, mermaid, svg
 from verifier.diagrams import trace as itf_trace
 
-VERDICT_CLASS = {
-    "holds": "ok", "reached": "ok", "gap-closed": "ok", "refuted": "bad", "unreached": "bad",
-    "known-gap": "gap", "undetermined": "unk", "vacuous": "unk",
-}
+from . import tables
+from .tables import areas, filter_attrs, h
 
 
 @dataclass
@@ -29,10 +27,6 @@ class Counterexample:
 
 def load_counterexample(path: Path) -> Counterexample:
     return Counterexample(path.as_posix(), itf_trace.load(path))
-
-
-def h(value) -> str:
-    return escape("" if value is None else str(value), quote=True)
 
 
 def prefix_ids(svg_text: str, prefix: str) -> str:
@@ -65,40 +59,6 @@ def run_svg(diagrams: list[tuple[graph.Graph, str | None, str]]) -> str | None:
         if g.name == "run-lifecycle":
             return text
     return None
-
-
-def verdict_badge(verdict: str | None) -> str:
-    v = verdict or "?"
-    return f'<span class="verdict v-{VERDICT_CLASS.get(v, "unk")}">{h(v)}</span>'
-
-
-def properties_table(check: dict, cx_index: dict[str, int], cxs: list[Counterexample]) -> str:
-    rows = []
-    counts: dict[str, int] = {}
-    for p in check.get("properties", []):
-        if not isinstance(p, dict):
-            continue
-        verdict = p.get("verdict")
-        counts[verdict] = counts.get(verdict, 0) + 1
-        link = ""
-        t = p.get("trace")
-        i = cx_index.get(Path(t).as_posix()) if t else None
-        if i is None:
-            i = next((k for k, c in enumerate(cxs) if c.trace.meta.get("property") == p.get("name")
-                      and c.trace.meta.get("variant") == check.get("variant")), None)
-        if i is not None:
-            last = cxs[i].trace.steps[-1].index if cxs[i].trace.steps else 0
-            link = f'<a href="#cx={i}&amp;step={last}">step through</a>'
-        rows.append(
-            f"<tr><td><code>{h(p.get('name'))}</code></td><td>{h(', '.join(p.get('ids') or []))}</td>"
-            f"<td>{h(p.get('kind'))}</td><td>{verdict_badge(verdict)}</td>"
-            f"<td class=num>{h(p.get('length') if p.get('length') is not None else '')}</td>"
-            f"<td class=msg>{h(p.get('message') or '')}</td><td>{link}</td></tr>")
-    summary = ", ".join(f"{n} {h(v)}" for v, n in sorted(counts.items(), key=lambda kv: str(kv[0])))
-    return (f'<p class="summary">{summary}</p>'
-            '<table class="props"><thead><tr><th>property</th><th>requirement ids</th><th>kind</th>'
-            '<th>verdict</th><th>length</th><th>message</th><th>trace</th></tr></thead><tbody>'
-            + "".join(rows) + "</tbody></table>")
 
 
 def _args(args: dict) -> str:
@@ -149,7 +109,8 @@ def cx_section(i: int, cx: Counterexample, base_svg: str | None) -> str:
         f'<h3>{h(cx.title)} <span class="ids">{h(", ".join(t.ids))}</span></h3>'
         f'<p class="meta">{h(m.get("clause"))} · {h(m.get("sentence"))}</p>'
         f'<p class="meta">trace: <code>{h(cx.source)}</code> · {len(t.steps) - 1} steps'
-        + (f" · the run followed: {h(label)}" if label else "") + "</p>"
+        + (f" · the run followed: {h(label)}" if label else "")
+        + (f" · a lasso: it loops for ever from step {t.loop}" if t.loop is not None else "") + "</p>"
         '<div class="controls"><button type="button" data-go="first" title="first step (Home)">« first</button>'
         '<button type="button" data-go="prev" title="previous step (←)">◀ previous</button>'
         f'<span class="pos">step <b class="step-no">{last}</b> of {last}</span>'
@@ -159,15 +120,33 @@ def cx_section(i: int, cx: Counterexample, base_svg: str | None) -> str:
         f'<h4>Sequence so far</h4><ol class="seq" start="0">{"".join(seq)}</ol></section>')
 
 
+def cx_box(i: int, cx: Counterexample, base_svg: str | None) -> str:
+    """A counterexample, collapsed: its section is a <template> the script renders when it is opened."""
+    m = cx.trace.meta
+    return (f'<details class="cxbox" id="cxbox-{i}" data-cx="{i}"'
+            f'{filter_attrs(m.get("verdict"), cx.trace.ids, m.get("variant"), m.get("property"), m.get("message"))}>'
+            f'<summary><b>{h(cx.title)}</b> <span class="ids">{h(", ".join(cx.trace.ids))}</span> '
+            f'{tables.verdict_badge(m.get("verdict"))} · {len(cx.trace.steps) - 1} steps</summary>'
+            f"<template>{cx_section(i, cx, base_svg)}</template></details>")
+
+
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0;color:#111827;background:#f9fafb}
 header{background:#111827;color:#f9fafb;padding:14px 24px}header h1{margin:0;font-size:20px}
 header p{margin:4px 0 0;color:#d1d5db}main{padding:8px 24px 48px;max-width:1400px}
 h2{margin-top:28px;border-bottom:1px solid #e5e7eb;padding-bottom:4px}
 code{font:12px/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-table.props{border-collapse:collapse;width:100%;background:#fff}
-.props th,.props td{border:1px solid #e5e7eb;padding:4px 8px;text-align:left;vertical-align:top}
-.props th{background:#f3f4f6}.num{text-align:right}.msg{max-width:520px;font-size:12px;color:#374151}
+table{border-collapse:collapse;background:#fff}table.props{width:100%}
+th,td{border:1px solid #e5e7eb;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f3f4f6}.num{text-align:right}.msg{max-width:520px;font-size:12px;color:#374151}
+.scroll{overflow-x:auto;max-width:100%}.boxes{display:flex;flex-wrap:wrap;gap:12px;margin:8px 0}
+.box h4{margin:4px 0}.kv td:first-child{white-space:nowrap}
+.filters{position:sticky;top:0;z-index:2;display:flex;flex-wrap:wrap;gap:8px 14px;align-items:center;background:#f9fafb;
+padding:8px 0;border-bottom:1px solid #e5e7eb}.filters select,.filters input{font:inherit;padding:2px 4px}
+.filters .shown{color:#6b7280;font-size:12px}
+details.cxbox{background:#fff;border:1px solid #e5e7eb;border-radius:8px;margin:8px 0;padding:6px 12px;scroll-margin-top:64px}
+details.cxbox>summary{cursor:pointer;padding:4px 0}details.cxbox section.cx{border:0;margin:0;padding:4px 0}
+[hidden]{display:none !important}
 .verdict{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600}
 .v-ok{background:#dcfce7;color:#166534}.v-bad{background:#fee2e2;color:#991b1b}
 .v-gap{background:#fef3c7;color:#92400e}.v-unk{background:#e5e7eb;color:#374151}
@@ -195,17 +174,31 @@ ol.seq li.future{display:none}ol.seq li.current{background:#fef3c7;font-weight:6
 .cx-diagram g.edge.taken polygon{fill:#b45309;stroke:#b45309}.cx-diagram g.edge.taken text{fill:#b45309;font-weight:700}
 .lifecycles figure{background:#fff;border:1px solid #e5e7eb;border-radius:8px;margin:12px 0;padding:8px}
 .lifecycles figcaption{font-weight:600}.lifecycles pre{background:#f3f4f6;padding:8px;overflow:auto}
+@media (max-width:720px){main{padding:4px 10px 40px}.filters{position:static}header{padding:10px 12px}.grid{grid-template-columns:minmax(0,1fr)}
+.controls{flex-wrap:wrap}.controls button{padding:6px 10px}.msg{max-width:none}.filters label{flex:1 1 40%}
+.filters input{width:100%}.filters select{max-width:100%}}
 """
 
 SCRIPT = r"""
 (function () {
   "use strict";
-  var sections = Array.prototype.slice.call(document.querySelectorAll("section.cx"));
-  var active = 0;
+  var active = null;
   function info(sec) { return JSON.parse(sec.getAttribute("data-info")); }
   function byId(id) { return document.getElementById(id); }
+  // A counterexample's section, rendered from its <template> the first time it is needed.
+  function section(n) {
+    var box = byId("cxbox-" + n);
+    if (!box) { return null; }
+    var tpl = box.querySelector("template");
+    if (tpl) {
+      box.appendChild(tpl.content.cloneNode(true));
+      box.removeChild(tpl);
+      bind(n, byId("cx-" + n));
+    }
+    return byId("cx-" + n);
+  }
   function show(n, step) {
-    var sec = sections[n];
+    var sec = section(n);
     if (!sec) { return; }
     var d = info(sec);
     step = Math.max(0, Math.min(d.last, isNaN(step) ? d.last : step));
@@ -238,7 +231,8 @@ SCRIPT = r"""
       var now = byId(d.prefix + d.lifecycle + "-" + seen[seen.length - 1][1]);
       if (now) { now.classList.add(step === d.last ? "violation" : "current"); }
     }
-    sections.forEach(function (s, k) { s.classList.toggle("active", k === n); });
+    document.querySelectorAll("section.cx.active").forEach(function (s) { s.classList.remove("active"); });
+    sec.classList.add("active");
     active = n;
   }
   function go(n, step) {
@@ -246,74 +240,138 @@ SCRIPT = r"""
     if (location.hash !== h) { history.replaceState(null, "", h); }
     show(n, step);
   }
-  function fromHash() {
-    var m = /cx=(\d+)/.exec(location.hash), s = /step=(\d+)/.exec(location.hash);
-    if (!m) { return false; }
-    var n = Number(m[1]);
-    show(n, s ? Number(s[1]) : NaN);
-    if (sections[n]) { sections[n].scrollIntoView(); }
-    return true;
-  }
-  sections.forEach(function (sec, n) {
-    show(n, NaN);
+  function bind(n, sec) {
     sec.addEventListener("click", function (ev) {
       var b = ev.target.closest("button[data-go]");
       var step = Number(sec.getAttribute("data-step")), last = info(sec).last;
-      if (!b) { active = n; return; }
+      active = n;
+      if (!b) { return; }
       var to = {first: 0, prev: step - 1, next: step + 1, last: last}[b.getAttribute("data-go")];
       go(n, Math.max(0, Math.min(last, to)));
     });
+  }
+  function fromHash() {
+    var m = /cx=(\d+)/.exec(location.hash), s = /step=(\d+)/.exec(location.hash);
+    if (!m) { return false; }
+    var n = Number(m[1]), box = byId("cxbox-" + n);
+    if (!box) { return false; }
+    box.open = true;
+    show(n, s ? Number(s[1]) : NaN);
+    box.scrollIntoView();
+    return true;
+  }
+  document.querySelectorAll("details.cxbox").forEach(function (box) {
+    box.addEventListener("toggle", function () {
+      var n = Number(box.getAttribute("data-cx"));
+      if (box.open && !byId("cx-" + n)) { show(n, NaN); }
+    });
   });
   document.addEventListener("keydown", function (ev) {
-    if (!sections.length || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
-    var sec = sections[active], step = Number(sec.getAttribute("data-step")), last = info(sec).last;
+    if (active === null || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
+    if (/^(INPUT|SELECT|TEXTAREA)$/.test((ev.target && ev.target.tagName) || "")) { return; }
+    var sec = byId("cx-" + active), step = Number(sec.getAttribute("data-step")), last = info(sec).last;
     var to = {ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: last}[ev.key];
     if (to === undefined) { return; }
     ev.preventDefault();
     go(active, Math.max(0, Math.min(last, to)));
   });
+  // Filters: a row or counterexample shows when it matches every filter set.
+  var controls = Array.prototype.slice.call(document.querySelectorAll("[data-filter]"));
+  function filter() {
+    var want = {};
+    controls.forEach(function (c) { want[c.getAttribute("data-filter")] = c.value.trim().toLowerCase(); });
+    var items = document.querySelectorAll("[data-filterable]"), shown = 0;
+    items.forEach(function (el) {
+      var ok = (!want.verdict || el.getAttribute("data-verdict") === want.verdict) &&
+        (!want.area || (" " + el.getAttribute("data-area").toLowerCase() + " ").indexOf(" " + want.area + " ") >= 0) &&
+        (!want.variant || el.getAttribute("data-variant").toLowerCase() === want.variant) &&
+        (!want.text || el.getAttribute("data-text").indexOf(want.text) >= 0);
+      el.hidden = !ok;
+      shown += ok ? 1 : 0;
+    });
+    var out = document.querySelector(".filters .shown");
+    if (out) { out.textContent = shown + " of " + items.length + " shown"; }
+  }
+  controls.forEach(function (c) { c.addEventListener("input", filter); c.addEventListener("change", filter); });
+  filter();
   window.addEventListener("hashchange", fromHash);
-  if (!fromHash() && sections.length) { show(0, NaN); }
+  fromHash();
   document.documentElement.setAttribute("data-ready", "1");
 })();
 """
+
+
+def _link(cxs: list[Counterexample], cx_index: dict[str, int], variant):
+    """The step-through anchor of a property's counterexample: the trace it names, else one of its name."""
+    def link(p: dict) -> str:
+        t = p.get("trace")
+        i = cx_index.get(Path(t).as_posix()) if t else None
+        if i is None and p.get("verdict") in ("refuted", "known-gap", "reached"):
+            i = next((k for k, c in enumerate(cxs) if c.trace.meta.get("property") == p.get("name")
+                      and c.trace.meta.get("variant") == variant), None)
+        if i is None:
+            return ""
+        last = cxs[i].trace.steps[-1].index if cxs[i].trace.steps else 0
+        return f'<a href="#cx={i}&amp;step={last}">step through</a>'
+    return link
+
+
+def seed_words(result: dict) -> str:
+    return f" (seed {h(result['seed'])})" if result.get("seed") is not None else ""
+
+
+def check_sections(check: dict, check_name: str | None, cxs: list[Counterexample]) -> list[str]:
+    """The summary, the expectations, then per engine its properties and its bounds, scope and coverage."""
+    results = check.get("results", [])
+    link = _link(cxs, {c.source: i for i, c in enumerate(cxs)}, check.get("variant"))
+    parts = [f'<p class="meta">from <code>{h(check_name)}</code></p>', '<h3 id="summary">Verdicts by engine</h3>',
+             tables.summary_table(results)]
+    if check.get("expectations"):
+        parts += ["<h3>The variant's expectations</h3>", tables.expectations_table(check["expectations"])]
+    for r in results:
+        engine = r.get("engine", "?")
+        parts += [f'<h3 id="engine-{h(engine)}">Engine {h(engine)}'
+                  f'{seed_words(r)}</h3>',
+                  tables.properties_table(r, r.get("variant", check.get("variant")), link), tables.result_tables(r)]
+    return parts
 
 
 def build_page(check: dict | None, check_name: str | None, cxs: list[Counterexample], problems: list[str],
                diagrams_dir: Path) -> tuple[str, list[str]]:
     diagrams, notes = lifecycle_svgs(diagrams_dir)
     base = run_svg(diagrams)
-    cx_index = {c.source: i for i, c in enumerate(cxs)}
     parts = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              "<title>taskmodel report</title>", f"<style>{CSS}</style></head><body>"]
     if check:
-        sub = (f"variant <b>{h(check.get('variant'))}</b> · engine {h(check.get('engine'))} · bounds "
-               f"<code>{h(json.dumps(check.get('bounds', {}), sort_keys=True))}</code> · budget "
-               f"<code>{h(json.dumps(check.get('budget', {}), sort_keys=True))}</code>")
+        engines = ", ".join(str(r.get("engine", "?")) for r in check.get("results", []))
+        tool = check.get("tool") or {}
+        sub = (f"variant <b>{h(check.get('variant'))}</b> · engine{'s' if ',' in engines else ''} {h(engines)}"
+               + (f" · exit code {h(check['exit_code'])}" if check.get("exit_code") is not None else "")
+               + (f" · {h(tool.get('name'))} {h(tool.get('version'))}" if tool else ""))
     else:
-        sub = "no check result given (--check): counterexamples only"
+        sub = "no check result (out/latest-check.json, or --check FILE): counterexamples only"
     parts.append(f"<header><h1>RFC 0198 model: verification report</h1><p>{sub}</p></header><main>")
     shown_notes = notes + problems
     if shown_notes:
         parts.append('<div class="notes"><b>Notes</b><ul>' + "".join(f"<li>{h(n)}</li>" for n in shown_notes)
                      + "</ul></div>")
+    props = [p for r in (check or {}).get("results", []) for p in r.get("properties", []) if isinstance(p, dict)]
+    found = [p.get("verdict") for p in props] + [c.trace.meta.get("verdict") for c in cxs]
+    verdicts = sorted({str(v) for v in found if v})
+    area_names = sorted({a for p in props for a in areas(p.get("ids"))} | {a for c in cxs for a in areas(c.trace.ids)})
+    named = [c.trace.meta.get("variant") for c in cxs] + [(check or {}).get("variant")]
+    variants = sorted({str(v) for v in named if v})
+    parts.append(tables.filters(verdicts, area_names, variants))
     parts.append('<h2 id="properties">Properties</h2>')
-    if check:
-        parts.append(f'<p class="meta">from <code>{h(check_name)}</code></p>')
-        parts.append(properties_table(check, cx_index, cxs))
-        if check.get("coverage"):
-            parts.append("<details><summary>coverage</summary><pre>"
-                         + h(json.dumps(check["coverage"], indent=1, sort_keys=True)) + "</pre></details>")
-    else:
-        parts.append("<p>No check result was given.</p>")
+    parts += check_sections(check, check_name, cxs) if check else ["<p>No check result was given.</p>"]
     parts.append(f'<h2 id="counterexamples">Counterexamples ({len(cxs)})</h2>')
     if not cxs:
         parts.append("<p>No counterexample was found.</p>")
-    parts.append('<p class="meta">Step with the buttons or the arrow keys (Home and End jump); the URL '
-                 "fragment <code>#cx=N&amp;step=K</code> opens a step directly.</p>")
+    parts.append('<p class="meta">Open one to step through it with the buttons or the arrow keys (Home and End '
+                 "jump); the URL fragment <code>#cx=N&amp;step=K</code> opens a step directly.</p>")
     for i, cx in enumerate(cxs):
-        parts.append(cx_section(i, cx, base))
+        parts.append(cx_box(i, cx, base))
     parts.append('<h2 id="lifecycles">Lifecycles</h2><div class="lifecycles">')
     for g, text, mmd in diagrams:
         body = prefix_ids(text, f"lc-{g.name}-") if text else f"<pre>{h(mmd)}</pre>"
