@@ -1,6 +1,6 @@
 """The client harness: a participant that calls remote MCP tools which may answer with a task.
 
-The client view of RFC 0198 (`../shared/docs/harness-notes.md`, requirements HNS-1..5), composed
+The client view of RFC 0198 (`../shared/docs/harness-notes.md`, requirements HNS-1..7, LIV-2), composed
 with the host over the same network: `World(harness=True)`, `World.composed(...)` or
 `model.world.composed_world()`. Every
 harness action's `moves` is empty when `world.harness is None`, so a host-only exploration never
@@ -27,8 +27,10 @@ makes the end-to-end gaps E2E-2 and E2E-4 visible.
 
 Every policy is a method of `HarnessRules`, so a client variant is a one-method override. The
 actions' weights favour the steps of the harness's stories (start, read, persist, poll, re-issue)
-over a crash, which is enabled almost everywhere. Subscriptions (`subscriptions/listen`) are not
-used: the harness polls.
+over a crash, which is enabled almost everywhere. The harness waits by polling, or (`Params.harness_wait`
+"listen") by a `subscriptions/listen` stream read once by `tasks/get` to catch up, falling back to
+polling when the stream ends (LIV-2). Every request for a binding goes to the persisted server and as
+the persisted auth binding (HNS-6); a short exchange never declares Tasks (HNS-7).
 """
 from __future__ import annotations
 
@@ -228,13 +230,14 @@ def _client_tuple(c: HarnessClient) -> tuple:
 
 
 class HarnessRules:
-    """The baseline harness: the article's recommended mapping, HNS-1..5 adopted as rules.
+    """The baseline harness: the article's recommended mapping, HNS-1..7 adopted as rules.
 
     Client variants override one method each (requirements.md, Variants):
     assume-tasks-everywhere -> `tasks_offered`, wait-before-persist -> `persists_binding_before_waiting`,
     reissue-after-restart -> `resumes_by_polling`, cancel-ack-means-no-effect -> `outcome_of_cancel_ack`,
-    mirror-remote-status -> `record_remote_status`. The idempotency-key strengthening's client half
-    overrides `idempotency_key`.
+    mirror-remote-status -> `record_remote_status`, poll-with-default-credentials -> `binding_credentials`,
+    task-for-every-call -> `declares_tasks`, subscription-without-fallback -> `falls_back_to_polling`.
+    The idempotency-key strengthening's client half overrides `idempotency_key`.
     """
 
     name = "baseline"

@@ -1,4 +1,4 @@
-"""The client harness (HNS-1..HNS-5): what a client owes so that a remote task is neither assumed,
+"""The client harness (HNS-1..HNS-7): what a client owes so that a remote task is neither assumed,
 lost, nor mistaken for the local run.
 
 These properties constrain the harness of `model.harness`, a participant composed with the host

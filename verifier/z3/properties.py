@@ -704,8 +704,8 @@ def ntf1(enc, s, act, A, t):
 
 @zprop("ADV-1", "step", "the advertisement part: every server/discover answer lists the extension exactly when "
        "the host serves it (the serving flag the encoding's behaviour reads; the cross-check compares the discover "
-       "message with it), and the OpenWOP advertisement lists \"extensions\" exactly then and names Tasks nowhere "
-       "else; not encoded: the behaviours the catalogue counts as evidence of serving")
+       "message with it), and the OpenWOP advertisement then lists \"extensions\" (one way) and names Tasks "
+       "nowhere else; not encoded: the behaviours the catalogue counts as evidence of serving")
 def adv1(enc, s, act, A, t):
     return AND(*[IMPLIES(AND(emitted(enc, s, t, q), EQ(t[("q_method", q)], M["server/discover"])),
                          AND(EQ(t[("q_says", q)], advertised(enc, t[("q_server", q)])), t[("q_feat", q)]))
