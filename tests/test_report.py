@@ -4,7 +4,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import shutil
 import struct
 import subprocess
 import tempfile
