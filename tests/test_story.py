@@ -92,3 +92,10 @@ def test_a_lasso_is_told_as_a_loop():
     assert "- **Loops**: the behaviour loops for ever from step 1: steps 2 to 3 repeat" in story(data)
     data["loop"] = 3
     assert "stays at step 3 for ever" in story(data) and "loop " not in sequence(data)
+
+
+def test_a_client_named_like_mermaid_syntax_gets_a_safe_lane():
+    from verifier.story import _lane
+    lanes: dict[str, str] = {}
+    assert [_lane(n, "client", lanes) for n in ("end", "Host", "9x", "C 1")] == ["c_end", "c_Host", "c_9x", "C_1"]
+    assert lanes["c_Host"] == "client Host"

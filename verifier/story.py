@@ -81,6 +81,9 @@ def _word(v) -> str:
 NETWORK, HOST, REST, CLOCK = "Network", "Host", "REST", "Clock"
 FIXED = (NETWORK, HOST, REST, CLOCK)
 DROPS = {"disconnect", "stdio_close", "harness_crash"}     # marked events, never messages
+# Words Mermaid reads as syntax where a participant's id stands.
+KEYWORDS = {"actor", "activate", "alt", "and", "autonumber", "box", "break", "critical", "deactivate", "else", "end",
+            "loop", "note", "opt", "over", "par", "participant", "rect"}
 
 
 def text(s: str) -> str:
@@ -135,7 +138,7 @@ def _span(msgs: list[str]) -> str:
 def _lane(client: str, actor: str, clients: dict[str, str]) -> str:
     """A client's lane id: its name when Mermaid can use it and no fixed lane has it."""
     lane = re.sub(r"\W", "_", client) or "client"
-    if lane in FIXED or lane[0].isdigit():
+    if lane in FIXED or lane[0].isdigit() or lane.lower() in KEYWORDS:
         lane = "c_" + lane
     if lane not in clients:
         clients[lane] = f"{'harness' if actor == 'harness' else 'client'} {text(client)}"
@@ -170,7 +173,6 @@ def _messages(t: Trace, k: int, clients: dict[str, str], used: set[str]) -> list
                        f"in the network")
         else:
             out.append(f"Note over {first},{HOST}: ✂ {note}")
-        used.update({NETWORK, HOST})
         return out
     src = None
     if s.actor in ("client", "harness"):
