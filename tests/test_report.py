@@ -206,6 +206,11 @@ def test_step_through_in_headless_chromium(site):
         assert re.search(r'<g id="cx0-run-completed" class="node visited violation"', first)
     # What a person sees is not blank.
     assert "6 of 6 shown" in dom, "the filters did not count the rows"
+    # Filters set by the link: only the refuted row; then the rows and counterexamples naming OWN-2.
+    dom = _chromium("--dump-dom", f"{url}#verdict=refuted").stdout
+    assert "1 of 6 shown" in dom and re.search(r'<tr data-filterable="" data-verdict="holds"[^>]* hidden=""', dom)
+    assert not re.search(r'<tr data-filterable="" data-verdict="refuted"[^>]* hidden=""', dom)
+    assert "3 of 6 shown" in _chromium("--dump-dom", f"{url}#text=own-2").stdout
     # A window tall enough for the opened counterexample: headless Chromium paints only the first
     # viewport's region after a scroll made by the page's script.
     shot = site.parent / "shot.png"

@@ -10,7 +10,8 @@ area, id and variant and a search box; and for each counterexample
 (those the result names and every `trace.itf.json` under --counterexamples) a step-through view:
 previous / next buttons and the arrow keys, the action and the fields it changed, the sequence so
 far, and the run lifecycle with the run's path highlighted up to the step (the violation at the
-last step). The URL fragment `#cx=N&step=K` opens counterexample N at step K.
+last step). The URL fragment `#cx=N&step=K` opens counterexample N at step K; `#verdict=V&area=A&
+variant=NAME&text=WORDS` sets the filters.
 Diagrams are rendered with Graphviz's `dot`; without it the report inlines the committed SVGs of
 --diagrams (default diagrams/) and says so, or shows the states as text.
 Exit codes: 0 written, 3 bad usage or unreadable input (one line on stderr).

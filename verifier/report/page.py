@@ -292,9 +292,17 @@ SCRIPT = r"""
     var out = document.querySelector(".filters .shown");
     if (out) { out.textContent = shown + " of " + items.length + " shown"; }
   }
+  // A link may set the filters: #verdict=refuted&area=OWN&variant=baseline&text=lost
+  function filtersFromHash() {
+    controls.forEach(function (c) {
+      var m = new RegExp("[#&]" + c.getAttribute("data-filter") + "=([^&]*)").exec(location.hash);
+      if (m) { c.value = decodeURIComponent(m[1].replace(/\+/g, " ")); }
+    });
+    filter();
+  }
   controls.forEach(function (c) { c.addEventListener("input", filter); c.addEventListener("change", filter); });
-  filter();
-  window.addEventListener("hashchange", fromHash);
+  window.addEventListener("hashchange", function () { filtersFromHash(); fromHash(); });
+  filtersFromHash();
   fromHash();
   document.documentElement.setAttribute("data-ready", "1");
 })();
