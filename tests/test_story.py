@@ -66,6 +66,13 @@ def test_an_answer_goes_host_network_client():
     assert "    participant Clock" in mmd.splitlines() and "participant REST" not in mmd
 
 
+def test_a_rest_caller_has_its_lifeline():
+    data = _built([("rest_create", {"subject": "alice", "server": "S1"})])
+    lines = sequence(data).splitlines()
+    assert "    participant REST as REST caller" in lines
+    assert [(a, b) for a, b, _, _ in _arrows("\n".join(lines))] == [("REST", "Host")]
+
+
 def test_trace_md_embeds_the_diagram_and_every_state(tmp_path):
     folder = _recorded().record(tmp_path, *_recorded().LOST)
     md = (folder / "trace.md").read_text(encoding="utf-8")

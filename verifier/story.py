@@ -120,7 +120,8 @@ def sequence(itf: dict) -> str:
         body.append(f"    Note over {HOST}: {text(loop_words(t.loop, last))}")
     head = ["sequenceDiagram"]
     head += [f"    participant {lane} as {label}" for lane, label in clients.items()]
-    head += [f"    participant {lane}" for lane in FIXED if lane in used or lane in (NETWORK, HOST)]
+    head += [f"    participant {lane}" + (" as REST caller" if lane == REST else "")
+             for lane in FIXED if lane in used or lane in (NETWORK, HOST)]
     return "\n".join(head + body) + "\n"
 
 
