@@ -176,3 +176,55 @@ def test_progress_is_reported():
     bfs.search(bfs.make_world_for(None, sc), list(load_catalogue().values()), sc,
                deadline=time.monotonic() + 5, progress=lambda s, q: seen.append((s.distinct, q)), every=0.5)
     assert seen and seen[-1][0] > seen[0][0]
+
+
+# A scope small enough to search twice per variant: alice's one request, no interrupt.
+NANO = "host-small,max_interrupts=0,retry_reserve=0"
+
+
+@pytest.mark.parametrize("variant", [None, "answer-before-durable", "tasks-list-served", "update-conflict-error",
+                                     "drop-every-request", "detach-on-disconnect", "ack-carries-status",
+                                     "cancel-terminal-appends", "ownership-until-receipt", "keep-uq4",
+                                     "task-to-non-declaring"])
+def test_symmetry_changes_no_verdict_and_no_length(variant):
+    """Merging states that differ only in the order requests were sent keeps every verdict and
+    every shortest length (the reduced search is a quotient, not an approximation)."""
+    v = resolve(variant) if variant else None
+    on = bfs.run_bfs(v, scope=NANO, budget=120, symmetry=True)
+    off = bfs.run_bfs(v, scope=NANO, budget=120, symmetry=False)
+    assert on.states["complete"] and off.states["complete"]
+    assert on.states["distinct"] <= off.states["distinct"]
+    assert [(x.name, x.verdict, x.length) for x in on.verdicts] == [(x.name, x.verdict, x.length) for x in off.verdicts]
+
+
+def test_cli_bfs_scope_errors_and_listing(tmp_path, capsys):
+    from verifier.cli import main
+    assert main(["check", "--engine", "bfs", "--scope", "no-such-scope", "--out", str(tmp_path)]) == 3
+    assert "no-such-scope" in capsys.readouterr().err
+    assert main(["list", "--json"]) == 0
+    listed = {s["name"] for s in __import__("json").loads(capsys.readouterr().out)["scopes"]}
+    assert set(scopes.SCOPES) == listed
+
+
+def test_cli_author_default_runs_both_engines(tmp_path, capsys):
+    """An amendment file gets the exhaustive search and then random exploration, in one table; its
+    counterexample replays at the scope it was found at."""
+    import json
+
+    from verifier.cli import main
+    f = tmp_path / "my_detach.py"
+    f.write_text("from model.amend import Amendment\n\n\nclass Detach(Amendment):\n    name = 'my-detach'\n"
+                 "    expect = {'OWN-2': 'refuted'}\n\n    def on_request_cancelled(self, world, q, cause):\n"
+                 "        return None\n", encoding="utf-8")
+    code = main(["check", "--variant", str(f), "--budget", "20", "--json", "--out", str(tmp_path / "out"),
+                 "--scope", NANO])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert [r["engine"] for r in data["results"]] == ["bfs", "hypothesis"]
+    own2 = next(p for p in data["results"][0]["properties"] if "OWN-2" in p["ids"])
+    assert own2["verdict"] == "refuted" and own2["length"] == 2
+    trace = own2["trace"]
+    assert "/bfs/" in trace
+    meta = json.loads(open(trace, encoding="utf-8").read())["#meta"]
+    assert meta["scope"] == NANO
+    assert main(["replay", str(trace), "--variant", str(f)]) == 0

@@ -77,3 +77,22 @@ def test_shrink_translates_task_references_after_removing_steps():
     moves = [(s.action, s.args) for s in w.history]
     small, _ = shrink(make, moves, [s.created for s in w.history], [p], "read-twice")
     assert [a for a, _ in small] == ["call_tool", "tasks_get", "tasks_get"], small
+
+
+def test_an_exploration_depends_on_its_seed_alone(tmp_path, monkeypatch):
+    """Hypothesis draws integers from the literals of loaded local modules; loading one with new
+    literals must not change what a seed explores (the gate's verdicts would drift)."""
+    import importlib
+    import sys
+
+    from model.variants import resolve
+    from verifier.explore import explore
+    v = resolve("detach-on-disconnect")
+    before = explore(v, budget=60, chunks=2, examples_per_chunk=10)
+    (tmp_path / "lits_for_hypothesis.py").write_text(
+        "VALUES = [123457, 987654321, 4242, 1 << 40, 77777, 31337, 2**64 - 5]\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("lits_for_hypothesis")
+    after = explore(v, budget=60, chunks=2, examples_per_chunk=10)
+    sys.modules.pop("lits_for_hypothesis", None)
+    assert (after.steps, after.action_counts) == (before.steps, before.action_counts)

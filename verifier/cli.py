@@ -39,20 +39,26 @@ def build_parser() -> Parser:
 
     ck = _parser(sub, "check", "explore the baseline or a variant and print a verdict table")
     ck.add_argument("--variant", default=None, help="a built-in variant name, or path/to/amendment.py[:Class]")
-    ck.add_argument("--engine", choices=("hypothesis", "bfs", "z3", "all"), default="hypothesis",
-                    help="hypothesis: random exploration (default); bfs: exhaustive search at a scope; "
-                         "z3: bounded model checking and k-induction; all: each in turn")
+    ck.add_argument("--engine", choices=("hypothesis", "bfs", "z3", "all"), default=None,
+                    help="hypothesis: random exploration (the default for the baseline and built-ins); bfs: "
+                         "exhaustive search at a scope; z3: bounded model checking and k-induction; all: each "
+                         "in turn. An amendment file gets bfs at the small scopes (half the budget), then "
+                         "hypothesis for the rest")
     ck.add_argument("--budget", type=float, default=60.0,
                     help="wall-clock seconds for the whole check, shrinking included (default 60; at most a day)")
     ck.add_argument("--seed", type=int, default=0, help="the exploration's seed (default 0)")
     ck.add_argument("--steps", type=int, default=40, help="steps per explored example (default 40; at most 1000)")
     ck.add_argument("--step-timeout", type=float, default=5.0, metavar="S",
                     help="the longest one step or check may run before it is a fault (default 5 s)")
-    ck.add_argument("--scope", default=None, help="bfs: the named scope to search exhaustively")
+    ck.add_argument("--scope", default=None, metavar="NAME[,field=value...]",
+                    help="bfs: the scope to search (see `taskmodel list`; any Params field may be overridden); "
+                         "default: host-small for the host's properties, composed-small for the harness's")
     ck.add_argument("--no-symmetry", action="store_true",
-                    help="bfs: do not merge states that differ only by renaming ids")
-    ck.add_argument("--jobs", type=int, default=1, help="bfs: worker processes (default 1)")
-    ck.add_argument("--depth", type=int, default=8, help="Z3 bound (default 8; 1 to 1000)")
+                    help="bfs: do not merge states that differ only in the order independent requests were sent")
+    ck.add_argument("--jobs", type=int, default=2, help="bfs: worker processes, one per scope (default 2)")
+    ck.add_argument("--depth", type=int, default=None,
+                    help="bfs: search only behaviours of at most this many steps (proved-bounded); "
+                         "Z3: the BMC bound (default 8); 1 to 1000")
     ck.add_argument("--timeout", type=float, default=300.0,
                     help="Z3 wall-clock seconds for the whole check; what it leaves open is undetermined (default 300)")
     ck.add_argument("--expect", action="store_true",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 from .exitcodes import EXIT_FAULT, EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
@@ -41,7 +42,13 @@ def listing() -> dict:
                                "properties": names} for rid, names in by_id.items()},
         "variants": [{"name": v.name, "kind": v.kind, "changes": v.changes, "source": v.source,
                       "expect": dict(v.expect), "params": dict(v.params)} for v in builtins().values()],
+        "scopes": [{"doc": s.doc, **s.describe()} for s in _scopes().values()],
     }
+
+
+def _scopes() -> dict:
+    from .engines.scopes import SCOPES
+    return SCOPES
 
 
 def cmd_list(args) -> int:
@@ -67,6 +74,12 @@ def cmd_list(args) -> int:
     for x in data["variants"]:
         v.add_row(x["name"], x["kind"], x["changes"], ", ".join(f"{k} {w}" for k, w in x["expect"].items()))
     con.print(v)
+    s = Table(title=f"{len(data['scopes'])} scopes of the exhaustive engine (--engine bfs --scope NAME)")
+    for col in ("scope", "what", "bound"):
+        s.add_column(col, overflow="fold")
+    for x in data["scopes"]:
+        s.add_row(x["name"], x["doc"], "complete" if x["depth"] is None else f"at most {x['depth']} steps")
+    con.print(s)
     return EXIT_OK
 
 
@@ -133,19 +146,46 @@ STYLE = {"holds": "green", "proved": "green", "proved-bounded": "green", "reache
          "undetermined": "yellow", "tool-error": "bold magenta"}
 
 
-def print_result(result, con, told: dict | None = None, paths: dict | None = None, debug: bool = False) -> None:
+def print_together(results, con) -> None:
+    """One table for several engines: each engine's verdict side by side, the shortest trace, and
+    the message of the decisive verdict (a refutation, else a proof, else the last engine's)."""
+    from rich.table import Table
+    t = Table(title=f"{results[0].variant}: {' + '.join(r.engine for r in results)}")
+    t.add_column("property", no_wrap=True, min_width=12)
+    t.add_column("ids", overflow="fold")
+    t.add_column("kind", overflow="fold")
+    for r in results:
+        t.add_column(r.engine, overflow="fold")
+    t.add_column("length", overflow="fold")
+    t.add_column("message", overflow="fold")
+    decisive = {v.name: v for v in combined(results).verdicts}
+    rows = [{v.name: v for v in r.verdicts} for r in results]
+    for v in results[0].verdicts:
+        got = [row.get(v.name) for row in rows]
+        lengths = [g.length for g in got if g is not None and g.length is not None]
+        t.add_row(v.name, ", ".join(v.ids), v.kind,
+                  *(f"[{STYLE.get(g.verdict, 'white')}]{g.verdict}[/]" if g else "" for g in got),
+                  str(min(lengths)) if lengths else "", (decisive[v.name].message or "")[:160])
+    con.print(t)
+
+
+def print_result(result, con, told: dict | None = None, paths: dict | None = None, debug: bool = False,
+                 table: bool = True) -> None:
     from rich.table import Table
 
     from .shadow import unexercised
-    t = Table(title=f"{result.variant}: {result.engine}")
-    # The property names are the row keys: never fold them mid-word, even at 80 columns.
-    t.add_column("property", no_wrap=True, min_width=12)
-    for col in ("ids", "kind", "verdict", "premise", "length", "message"):
-        t.add_column(col, overflow="fold")
-    for v in result.verdicts:
-        t.add_row(v.name, ", ".join(v.ids), v.kind, f"[{STYLE.get(v.verdict, 'white')}]{v.verdict}[/]",
-                  str(v.premise), "" if v.length is None else str(v.length), (v.message or "")[:160])
-    con.print(t)
+    if table:
+        t = Table(title=f"{result.variant}: {result.engine}")
+        # The property names are the row keys: never fold them mid-word, even at 80 columns.
+        t.add_column("property", no_wrap=True, min_width=12)
+        for col in ("ids", "kind", "verdict", "premise", "length", "message"):
+            t.add_column(col, overflow="fold")
+        for v in result.verdicts:
+            t.add_row(v.name, ", ".join(v.ids), v.kind, f"[{STYLE.get(v.verdict, 'white')}]{v.verdict}[/]",
+                      str(v.premise), "" if v.length is None else str(v.length), (v.message or "")[:160])
+        con.print(t)
+    else:
+        con.print(f"\n[bold]{result.engine}[/]")
     if result.action_counts:                      # Z3 explores no concrete actions
         cov = Table(title="coverage: actions fired")
         cov.add_column("action", no_wrap=True)
@@ -164,7 +204,14 @@ def print_result(result, con, told: dict | None = None, paths: dict | None = Non
             ov.add_row(rule, str(c["calls"]), str(c["differed"]), "[yellow]unexercised[/]" if rule in idle else "")
         con.print(ov)
     b = result.bounds
-    con.print(f"bounds: {', '.join(f'{k}={v}' for k, v in b.items())}")
+    if result.engine == "bfs":
+        for name, st in (result.states or {}).get("scopes", {}).items():
+            shape = ("complete" if st["complete"] else st.get("stopped") or
+                     f"stopped ({st.get('capped', 'a bound')}) after depth {st['depth']}")
+            con.print(f"scope {name}: {st['distinct']} distinct states, {st['generated']} generated, depth "
+                      f"{st['depth']}, {st['states_per_second']} states/s, {st['seconds']} s; {shape}")
+    else:
+        con.print(f"bounds: {', '.join(f'{k}={v}' for k, v in b.items())}")
     if result.engine == "z3":
         con.print(f"budget: {result.budget_s:g} s of Z3 wall clock, used {result.elapsed_s:.1f} s")
     else:
@@ -224,6 +271,8 @@ def _check_limits(args) -> None:
         if not math.isfinite(value) or not low < value <= high:
             raise UsageError(f"taskmodel: {flag} must be a number of seconds above 0 and at most {high:g}, not {value:g}")
     for flag, value, high in (("--steps", args.steps, 1_000), ("--depth", args.depth, 1_000), ("--jobs", args.jobs, 256)):
+        if value is None and flag == "--depth":
+            continue
         if not 1 <= value <= high:
             raise UsageError(f"taskmodel: {flag} must be a whole number from 1 to {high}, not {value}")
 
@@ -258,16 +307,23 @@ def cmd_check(args) -> int:
     con = Console(stderr=args.json)
     if not con.is_terminal:
         con = Console(stderr=args.json, width=200)    # logs and CI: do not fold the table to 80 columns
-    engines = ("hypothesis", "bfs", "z3") if args.engine == "all" else (args.engine,)
+    engines = _engines(args)
     results = []
+    started = time.monotonic()
     with Watchdog(args.step_timeout):
         for engine in engines:
+            # The author's default searches exhaustively first, within a share of the budget, and
+            # explores at random for the rest.
+            args.bfs_budget = args.budget * BFS_SHARE if len(engines) > 1 else args.budget
+            args.random_budget = max(1.0, args.budget - (time.monotonic() - started)) if len(engines) > 1 \
+                else args.budget
             got = _run_engine(engine, variant, args, strict=args.engine != "all")
             if got is not None:
                 results.append(got)
         paths, told = _counterexamples(variant, results, args)
     expected = expectations(variant, results)
-    code = exit_code(results, expected if expected_only else None)
+    code = exit_code([combined(results)] if args.engine is None and len(results) > 1 else results,
+                     expected if expected_only else None)
     payload = {"schema_version": SCHEMA_VERSION, "tool": {"name": "taskmodel", "version": tool_version()},
                "command": "check", "variant": results[0].variant,
                "results": [result_json(r, paths) for r in results],
@@ -280,7 +336,9 @@ def cmd_check(args) -> int:
         print(text, end="")
     else:
         for r in results:
-            print_result(r, con, told, paths, debug=args.debug)
+            print_result(r, con, told, paths, debug=args.debug, table=len(results) == 1)
+        if len(results) > 1:
+            print_together(results, con)
         for e in expected:
             verdict = "as expected" if e["met"] else "[bold red]unexpected[/]"
             con.print(f"expect {e['id']} {e['want']}: {verdict} (got {', '.join(e['got']) or 'no property'})")
@@ -288,6 +346,49 @@ def cmd_check(args) -> int:
             con.print(f"counterexamples written under {args.counterexamples}")
         con.print(f"result written to {out}")
     return code
+
+
+BFS_SHARE = 0.5       # of the author's default budget, for the exhaustive search
+Z3_DEPTH = 8          # the Z3 bound when --depth is not given
+
+
+def _engines(args) -> tuple[str, ...]:
+    """The engines a check runs: `all`, the one named, or by default the random engine, and for an
+    amendment file the exhaustive search at the small scopes first."""
+    if args.engine == "all":
+        return ("bfs", "hypothesis", "z3")
+    if args.engine is not None:
+        return (args.engine,)
+    spec = args.variant or ""
+    return ("bfs", "hypothesis") if spec.endswith(".py") or ".py:" in spec else ("hypothesis",)
+
+
+def combined(results):
+    """One verdict per property over several engines, for the exit code of the author's default:
+    refuted when an engine refutes it; proved when the exhaustive search proves it (the random
+    engine's verdict stands beside it); else the last engine's verdict."""
+    from dataclasses import replace
+    by = {}
+    for r in results:
+        for v in r.verdicts:
+            was = by.get(v.name)
+            if was is None or v.verdict == "refuted" or (v.verdict in ("proved", "proved-bounded")
+                                                         and was.verdict != "refuted"):
+                by[v.name] = v
+            elif was.verdict not in ("refuted", "proved", "proved-bounded"):
+                by[v.name] = v
+    return replace(results[-1], verdicts=list(by.values()), faults=[f for r in results for f in r.faults],
+                   overrides=_merged_overrides(results))
+
+
+def _merged_overrides(results):
+    out = {}
+    for r in results:
+        for rule, n in (r.overrides or {}).items():
+            got = out.setdefault(rule, {"calls": 0, "differed": 0})
+            got["calls"] += n.get("calls", 0)
+            got["differed"] += n.get("differed", 0)
+    return out
 
 
 def _run_engine(engine: str, variant, args, strict: bool):
@@ -303,8 +404,16 @@ def _run_engine(engine: str, variant, args, strict: bool):
                 raise UsageError("taskmodel: the bfs engine is not available in this build") from None
             print("taskmodel: the bfs engine is not available in this build; skipped", file=sys.stderr)
             return None
-        return run_bfs(variant, scope=args.scope, symmetry=not args.no_symmetry, jobs=args.jobs,
-                       budget=args.budget, progress=lambda *a, **k: beat.beat(f"searching {name} exhaustively"))
+        from .engines.scopes import ScopeError
+
+        def progress(s, queued):
+            beat.beat(f"bfs {name} at {s.scope.name}: {s.generated} states generated, {s.distinct} distinct, "
+                      f"{queued} queued, depth {s.depth}, {s.distinct / max(s.elapsed, 1e-9):.0f} states/s")
+        try:
+            return run_bfs(variant, scope=args.scope, symmetry=not args.no_symmetry, jobs=args.jobs,
+                           budget=args.bfs_budget, progress=progress, max_depth=args.depth)
+        except ScopeError as e:
+            raise UsageError(f"taskmodel: --scope: {e}") from None
     return _z3_result(variant, args)
 
 
@@ -322,7 +431,7 @@ def _explore(variant, args, beat):
             info = f"{obs.steps} steps, {len(refuted)} refuted"
             bar.update(task, completed=frac, info=info)
             beat.beat(f"exploring {name}: {frac:.0%} of the budget, {info}")
-        return explore(variant, budget=args.budget, seed=args.seed, step_count=args.steps, progress=progress,
+        return explore(variant, budget=args.random_budget, seed=args.seed, step_count=args.steps, progress=progress,
                        shadow=True)
 
 
@@ -331,18 +440,23 @@ def _counterexamples(variant, results, args):
     each refuted property's steps with what they changed."""
     from . import counterexamples
     from .explore import guarded_factory, world_factory
+    from .reproduce import make_world
     paths, told = {}, {}
-    make = guarded_factory(world_factory(variant))
+    default = guarded_factory(world_factory(variant))
     for r in results:
         for v in r.verdicts:
             if v.trace is None or v.verdict not in ("refuted", "known-gap", "reached"):
                 continue
+            # Several engines each keep their own folder (both may refute the same property).
+            root = Path(args.counterexamples) / (r.engine if len(results) > 1 else "")
+            scope = getattr(v, "scope", None)        # the exhaustive engine's traces replay at their scope
+            make = guarded_factory(make_world(variant, scope)) if scope else default
             key = (r.engine, v.name)
             try:
                 if v.verdict == "refuted":
                     told[key] = _told(make, v.trace)
                 if args.counterexamples:
-                    paths[key] = str(counterexamples.write(Path(args.counterexamples), variant, v, make, r.seed)
+                    paths[key] = str(counterexamples.write(root, variant, v, make, r.seed)
                                      / "trace.itf.json")
             except Exception as e:      # a trace that no longer replays is told by its notes alone
                 print(f"taskmodel: {v.name}: the trace could not be written ({type(e).__name__}: {e})",
@@ -366,7 +480,7 @@ def _z3_result(variant, args):
         from .z3bridge import z3_check
     except ImportError:
         raise UsageError("taskmodel: the z3 engine is not available in this build") from None
-    return z3_check(variant, depth=args.depth, timeout=args.timeout)
+    return z3_check(variant, depth=args.depth or Z3_DEPTH, timeout=args.timeout)
 
 
 # ---- replay ---------------------------------------------------------------------------------------

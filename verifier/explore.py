@@ -7,6 +7,7 @@ replays), vacuous (premise never reached: undetermined, never a pass), reached /
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, Verbosity, seed as hyp_seed, settings
@@ -66,6 +67,30 @@ class CheckResult:
 
 
 UNDETERMINED = ("vacuous", "unreached", "undetermined")
+
+
+@contextmanager
+def seed_only():
+    """Hypothesis also draws integers from the literals of the project's own loaded modules: a
+    new literal anywhere (or another engine's module loaded first) would change the examples a
+    seed gives, and so the gate's verdicts. The exploration's choices come from its seed alone."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:          # a Hypothesis without local constants: nothing to pin
+        yield
+        return
+    found = getattr(providers, "_get_local_constants", None)
+    empty = getattr(providers, "Constants", None)
+    if found is None or empty is None:
+        yield
+        return
+    providers._get_local_constants = lambda *a, **k: empty()
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = found
+        providers.CONSTANTS_CACHE.cache.clear()
 
 
 def world_factory(variant=None, base_params=None):
@@ -139,7 +164,7 @@ def play_scenarios(make_world, catalogue, asserted, obs, refuted) -> int:
 
 def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int = 40, examples_per_chunk: int = 25,
             props=None, base_params=None, progress=None, shrink_share: float = 0.25,
-            chunks: int | None = None, shadow: bool = False) -> CheckResult:
+            chunks: int | None = None, shadow: bool = False, stories: bool = True) -> CheckResult:
     """Explore for `budget` seconds, or for exactly `chunks` chunks of examples when given (the
     gate's deterministic mode: the same seed then gives the same verdicts and traces; a run that
     hits the time budget first says so, and its holding verdicts become undetermined).
@@ -148,7 +173,8 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     property is already refuted, and shrinking stops when the budget is spent. A fault (a rule or
     the model raising, or a step outlasting the watchdog) stops the search; it is shrunk by replay
     and reported in `faults`, and what still holds is undetermined. With `shadow`, each rule the
-    variant overrides is counted and compared with the baseline's (`verifier.shadow`)."""
+    variant overrides is counted and compared with the baseline's (`verifier.shadow`). Without
+    `stories`, the catalogue's scenario stories are not replayed first (random steps alone)."""
     started = time.monotonic()
     recorder = None
     if shadow and variant is not None:
@@ -161,7 +187,7 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     asserted = {p.name for p in catalogue if p.asserted}
     obs = Observations(deadline=None if chunks is not None else started + budget)
     refuted: dict[str, Violation] = {}
-    scenarios = play_scenarios(make_world, catalogue, asserted, obs, refuted)
+    scenarios = play_scenarios(make_world, catalogue, asserted, obs, refuted) if stories else 0
     search_until = started + budget * (1 - shrink_share) if chunks is None else started + budget
     chunk = 0
     stopped = "a fault" if obs.faults else ""
@@ -173,13 +199,12 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
         hyp_seed(seed * 100_003 + chunk)(machine)
         chunk += 1
         try:
-            # Hypothesis also draws integers from the literals of the local modules loaded (those
-            # of 100 or more): a new such literal in a module the gate loads changes its examples.
-            run_state_machine_as_test(machine, settings=settings(
-                max_examples=examples_per_chunk, stateful_step_count=max(1, step_count // STEPS_PER_DRAW),
-                deadline=None, database=None,
-                report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
-                phases=[Phase.generate], print_blob=False, verbosity=Verbosity.quiet))
+            with seed_only():
+                run_state_machine_as_test(machine, settings=settings(
+                    max_examples=examples_per_chunk, stateful_step_count=max(1, step_count // STEPS_PER_DRAW),
+                    deadline=None, database=None,
+                    report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
+                    phases=[Phase.generate], print_blob=False, verbosity=Verbosity.quiet))
         except KeyboardInterrupt:
             raise
         except BaseException as e:

@@ -43,11 +43,23 @@ def load_amendment(path, sha256: str | None = None, variant: str | None = None):
     return cls, notes
 
 
-def reproduce(variant, prop: str, steps) -> Outcome:
-    """Replay `steps` on `variant` (a built-in's name, "baseline", or an amendment class)."""
+def reproduce(variant, prop: str, steps, scope: str | None = None) -> Outcome:
+    """Replay `steps` on `variant` (a built-in's name, "baseline", or an amendment class), in the
+    default instance or, for a trace of the exhaustive engine, at the `scope` it was found at."""
     cls = variant_class(variant) if isinstance(variant, str) else variant
     catalogue = list(load_catalogue().values())
-    return run_trace(world_factory(cls), [(a, dict(b)) for a, b in steps], catalogue, prop)
+    return run_trace(make_world(cls, scope), [(a, dict(b)) for a, b in steps], catalogue, prop)
+
+
+def make_world(cls, scope: str | None = None):
+    """The world factory a trace was recorded in: the default instance, or a named scope."""
+    if scope is None:
+        return world_factory(cls)
+    from .engines import bfs, scopes
+    try:
+        return bfs.make_world_for(cls, scopes.parse(scope))
+    except scopes.ScopeError as e:
+        raise UsageError(f"taskmodel: the trace's scope: {e}") from None
 
 
 def replay_file(path: Path, variant_file: str | None = None) -> int:
@@ -73,7 +85,8 @@ def replay_file(path: Path, variant_file: str | None = None) -> int:
             print(f"note: {note}; replaying with it")
     else:
         cls = variant_class(variant)
-    outcome = reproduce(cls, prop, steps)
+    scope = meta.get("scope")
+    outcome = reproduce(cls, prop, steps, scope if isinstance(scope, str) else None)
     if outcome.diverged_at is not None:
         print(f"diverges at step {outcome.diverged_at + 1}: {outcome.reason}")
         return EXIT_REFUTED

@@ -244,6 +244,9 @@ def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progr
     bound = min(d for d in (max_depth, scope.depth) if d is not None) if (max_depth or scope.depth) else None
     s = search(make, props, scope, rename=rename, deadline=time.monotonic() + seconds, max_states=max_states,
                progress=progress, max_depth=bound)
+    if s.fault is not None:      # told again by a replay: the steps before it in protocol words
+        from ..explore import _fault_at, guarded_factory
+        s.fault = _fault_at(guarded_factory(make), s.fault.history, props) or s.fault
     return s, verdicts_of(s, make, props)
 
 
@@ -280,6 +283,8 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
                 "depth": min(s.depth for s in searches), "complete": all(s.complete for s in searches),
                 "scopes": {s.scope.name: s.stats() for s in searches}}
     r.faults = [s.fault for s in searches if s.fault is not None]
+    r.scope = {s.scope.name: s.scope.describe() for s in searches}
+    r.stopped = "; ".join(f"{s.scope.name}: every property answered" for s in searches if s.settled)
     return r
 
 
@@ -343,6 +348,7 @@ def verdicts_of(s: Search, make_world, props) -> list:
         v = PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict, message, trace, premise,
                             s.checks.get(p.name, 0))
         v.loop = loop
+        v.scope = s.scope.name            # the world its trace replays in (model.snapshot's scope)
         out.append(v)
     return out
 
@@ -362,9 +368,12 @@ def _lasso(make_world, s: Search, lasso, p):
     world = make_world()
     try:
         for name, args in moves:
-            world.apply(name, args)
+            step = world.apply(name, args)
+            if p.monitor is not None:
+                p.monitor(world, step)
     except Exception:
         return moves, None, None
+    world.facts["drain_quiesced"] = not lasso.loop      # stuttering: nothing fair is left to do
     pending = p.check(world, None)
     if not pending or (not lasso.loop and progress_moves(world)):
         return moves, None, None
