@@ -109,7 +109,8 @@ def test_report_with_no_flags_reads_the_latest_check(tmp_path, monkeypatch, caps
     # Filters; every row and counterexample carries what they match; counterexamples render when opened.
     assert '<select data-filter="verdict"><option value="">all</option><option value="holds">' in html
     assert '<option value="OWN">OWN</option>' in html and 'data-filter="text"' in html
-    assert html.count('data-filterable data-verdict="refuted" data-area="OWN"') == 2
+    assert html.count('data-filterable data-verdict="refuted" data-area="OWN" data-ids="OWN-2"') == 2
+    assert '<select data-filter="id"><option value="">all</option><option value="CRT-2">' in html
     assert html.count('<details class="cxbox"') == 1 and "<template><section class=\"cx\"" in html
 
 
@@ -211,6 +212,7 @@ def test_step_through_in_headless_chromium(site):
     assert "1 of 6 shown" in dom and re.search(r'<tr data-filterable="" data-verdict="holds"[^>]* hidden=""', dom)
     assert not re.search(r'<tr data-filterable="" data-verdict="refuted"[^>]* hidden=""', dom)
     assert "3 of 6 shown" in _chromium("--dump-dom", f"{url}#text=own-2").stdout
+    assert "1 of 6 shown" in _chromium("--dump-dom", f"{url}#id=OWN-2&verdict=refuted&variant=detach-on-disconnect").stdout
     # A window tall enough for the opened counterexample: headless Chromium paints only the first
     # viewport's region after a scroll made by the page's script.
     shot = site.parent / "shot.png"

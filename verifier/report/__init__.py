@@ -6,11 +6,11 @@
 One HTML file with its CSS, script and SVG inline: no server, no network. It holds a check result
 (`taskmodel check --json`; by default the latest, out/latest-check.json): the verdicts counted per
 engine, each engine's properties, bounds, scope, budget and coverage as tables, filters by verdict,
-area, id and variant and a search box; and for each counterexample
+area, requirement id and variant and a search box; and for each counterexample
 (those the result names and every `trace.itf.json` under --counterexamples) a step-through view:
 previous / next buttons and the arrow keys, the action and the fields it changed, the sequence so
 far, and the run lifecycle with the run's path highlighted up to the step (the violation at the
-last step). The URL fragment `#cx=N&step=K` opens counterexample N at step K; `#verdict=V&area=A&
+last step). The URL fragment `#cx=N&step=K` opens counterexample N at step K; `#verdict=V&area=A&id=ID&
 variant=NAME&text=WORDS` sets the filters.
 Diagrams are rendered with Graphviz's `dot`; without it the report inlines the committed SVGs of
 --diagrams (default diagrams/) and says so, or shows the states as text.

@@ -277,13 +277,16 @@ SCRIPT = r"""
   });
   // Filters: a row or counterexample shows when it matches every filter set.
   var controls = Array.prototype.slice.call(document.querySelectorAll("[data-filter]"));
+  function has(el, attr, word) {
+    return !word || (" " + el.getAttribute(attr).toLowerCase() + " ").indexOf(" " + word + " ") >= 0;
+  }
   function filter() {
     var want = {};
     controls.forEach(function (c) { want[c.getAttribute("data-filter")] = c.value.trim().toLowerCase(); });
     var items = document.querySelectorAll("[data-filterable]"), shown = 0;
     items.forEach(function (el) {
       var ok = (!want.verdict || el.getAttribute("data-verdict") === want.verdict) &&
-        (!want.area || (" " + el.getAttribute("data-area").toLowerCase() + " ").indexOf(" " + want.area + " ") >= 0) &&
+        has(el, "data-area", want.area) && has(el, "data-ids", want.id) &&
         (!want.variant || el.getAttribute("data-variant").toLowerCase() === want.variant) &&
         (!want.text || el.getAttribute("data-text").indexOf(want.text) >= 0);
       el.hidden = !ok;
@@ -292,7 +295,7 @@ SCRIPT = r"""
     var out = document.querySelector(".filters .shown");
     if (out) { out.textContent = shown + " of " + items.length + " shown"; }
   }
-  // A link may set the filters: #verdict=refuted&area=OWN&variant=baseline&text=lost
+  // A link may set the filters: #verdict=refuted&area=OWN&id=OWN-2&variant=baseline&text=lost
   function filtersFromHash() {
     controls.forEach(function (c) {
       var m = new RegExp("[#&]" + c.getAttribute("data-filter") + "=([^&]*)").exec(location.hash);
@@ -370,7 +373,8 @@ def build_page(check: dict | None, check_name: str | None, cxs: list[Counterexam
     area_names = sorted({a for p in props for a in areas(p.get("ids"))} | {a for c in cxs for a in areas(c.trace.ids)})
     named = [c.trace.meta.get("variant") for c in cxs] + [(check or {}).get("variant")]
     variants = sorted({str(v) for v in named if v})
-    parts.append(tables.filters(verdicts, area_names, variants))
+    id_names = sorted({str(i) for p in props for i in p.get("ids") or []} | {i for c in cxs for i in c.trace.ids})
+    parts.append(tables.filters(verdicts, area_names, id_names, variants))
     parts.append('<h2 id="properties">Properties</h2>')
     parts += check_sections(check, check_name, cxs) if check else ["<p>No check result was given.</p>"]
     parts.append(f'<h2 id="counterexamples">Counterexamples ({len(cxs)})</h2>')

@@ -1,7 +1,8 @@
 """The report's tables of a check result: verdict counts, properties, bounds, scope, coverage, expectations.
 
 Every row a filter can hide carries `data-verdict`, `data-area` (the requirement families of its
-ids, e.g. OWN), `data-variant` and `data-text` (what the search box matches), read by the script.
+ids, e.g. OWN), `data-ids`, `data-variant` and `data-text` (what the search box matches), read by
+the script.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def areas(ids) -> list[str]:
 def filter_attrs(verdict, ids, variant, *words) -> str:
     text = " ".join(str(w) for w in (*(ids or []), *words) if w).lower()
     return (f' data-filterable data-verdict="{h(verdict)}" data-area="{h(" ".join(areas(ids)))}" '
-            f'data-variant="{h(variant)}" data-text="{h(text)}"')
+            f'data-ids="{h(" ".join(map(str, ids or [])))}" data-variant="{h(variant)}" data-text="{h(text)}"')
 
 
 def table(head: list[str], rows: list[str], cls: str = "grid-table") -> str:
@@ -128,11 +129,12 @@ def _met(met) -> str:
     return f'<span class="verdict v-{"ok" if met else "bad"}">{"as expected" if met else "unexpected"}</span>'
 
 
-def filters(verdicts, area_names, variants) -> str:
+def filters(verdicts, area_names, id_names, variants) -> str:
     def select(name, values):
         opts = "".join(f'<option value="{h(v)}">{h(v)}</option>' for v in values)
         return f'<label>{h(name)} <select data-filter="{h(name)}"><option value="">all</option>{opts}</select></label>'
     return ('<form class="filters" role="search" onsubmit="return false">'
-            + select("verdict", verdicts) + select("area", area_names) + select("variant", variants)
+            + select("verdict", verdicts) + select("area", area_names) + select("id", id_names)
+            + select("variant", variants)
             + '<label>search <input type="search" data-filter="text" placeholder="an id, a name or words"></label>'
             '<span class="shown" aria-live="polite"></span></form>')
