@@ -5,6 +5,10 @@ counterexample length. Exploration runs a fixed number of seeded chunks, so the 
 the same verdicts; any difference is drift: a property newly refuted, an expected refutation no
 longer found, a counterexample longer than recorded, or a variant's own expectation unmet.
 
+With `"bfs": true` in the manifest's settings (the built-in manifest has it), each variant is also
+searched exhaustively at the default scopes, and its verdicts, shortest lengths, distinct states and
+depth are recorded and compared exactly (the search is deterministic).
+
 By default the gate runs the baseline and every built-in variant against
 `counterexamples/manifest.json`; `--variants DIR|FILE...` runs a spec repository's own amendments
 against its own manifest (default `counterexamples/manifest.json` inside the first folder given,
@@ -21,7 +25,8 @@ from pathlib import Path
 from .exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
 from .files import write_atomic
 
-DEFAULTS = {"seed": 0, "chunks": 6, "examples_per_chunk": 25, "steps": 40, "budget_cap": 120}
+DEFAULTS = {"seed": 0, "chunks": 6, "examples_per_chunk": 25, "steps": 40, "budget_cap": 120,
+            "bfs": False, "bfs_budget_cap": 300}     # a manifest opts in to the exhaustive search ("bfs": true)
 BUILTIN_MANIFEST = "counterexamples/manifest.json"      # the CLI's default for --manifest
 
 
@@ -43,11 +48,63 @@ def _explore_one(spec: str, settings: dict) -> dict:
     v = _variant(spec)
     r = explore(v, budget=settings["budget_cap"], seed=settings["seed"], step_count=settings["steps"],
                 examples_per_chunk=settings["examples_per_chunk"], chunks=settings["chunks"])
-    return {"variant": getattr(v, "name", "baseline"), "elapsed": round(r.elapsed_s, 2), "steps": r.steps,
-            "verdicts": {x.name: x.verdict for x in r.verdicts},
-            "lengths": {x.name: x.length for x in r.verdicts if x.length is not None},
-            "traces": {x.name: [(s.action, s.args) for s in x.trace] for x in r.verdicts if x.trace is not None},
-            "messages": {x.name: x.message for x in r.verdicts if x.message}}
+    got = {"variant": getattr(v, "name", "baseline"), "elapsed": round(r.elapsed_s, 2), "steps": r.steps,
+           "verdicts": {x.name: x.verdict for x in r.verdicts},
+           "lengths": {x.name: x.length for x in r.verdicts if x.length is not None},
+           "traces": {x.name: [(s.action, s.args) for s in x.trace] for x in r.verdicts if x.trace is not None},
+           "messages": {x.name: x.message for x in r.verdicts if x.message}}
+    if settings.get("bfs"):
+        t = time.monotonic()
+        got["bfs"] = _search_one(v, settings)
+        got["elapsed"] = round(got["elapsed"] + time.monotonic() - t, 2)
+    return got
+
+
+def _search_one(v, settings: dict) -> dict:
+    """The exhaustive search at the default scopes, as the manifest records it (as tlaplus/Examples'
+    manifest does: verdicts, distinct states, depth): the host's properties at host-small for every
+    variant, the harness's at composed-small for the baseline and the client variants."""
+    from properties.base import load_catalogue
+
+    from .engines import bfs, scopes
+    host, harness = bfs.split_catalogue(list(load_catalogue().values()))
+    plan = [(scopes.parse(None), host)]
+    if v is None or getattr(v, "harness_rules", None) is not None:
+        plan.append((scopes.parse(None, composed=True), harness))
+    out = {}
+    for scope, props in plan:
+        s, verdicts = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
+        out[scope.name] = {"distinct": s.distinct, "generated": s.generated, "depth": s.depth,
+                           "complete": s.complete,
+                           "verdicts": {x.name: x.verdict for x in verdicts},
+                           "lengths": {x.name: x.length for x in verdicts if x.length is not None}}
+    return out
+
+
+def compare_bfs(name: str, recorded: dict | None, got: dict | None) -> list[str]:
+    """The exhaustive search is deterministic: its verdicts, lengths and state counts are exact."""
+    if got is None:
+        return []
+    if recorded is None:
+        return [f"{name}: no exhaustive-search record in the manifest (record it with `taskmodel gate --record`)"]
+    out = []
+    for scope, now in got.items():
+        was = recorded.get(scope)
+        if was is None:
+            out.append(f"{name}: bfs at {scope} not in the manifest")
+            continue
+        if not now["complete"]:
+            out.append(f"{name}: bfs at {scope} did not complete ({now['distinct']} states by depth {now['depth']})")
+        for key in ("distinct", "depth"):
+            if now[key] != was.get(key):
+                out.append(f"{name}: bfs at {scope}: {key} was {was.get(key)}, now {now[key]}")
+        for prop, verdict in now["verdicts"].items():
+            if was["verdicts"].get(prop) != verdict:
+                out.append(f"{name}: bfs at {scope}: {prop} was {was['verdicts'].get(prop) or 'absent'}, now {verdict}")
+            if now["lengths"].get(prop) != was.get("lengths", {}).get(prop):
+                out.append(f"{name}: bfs at {scope}: {prop} shortest length was {was.get('lengths', {}).get(prop)}, "
+                           f"now {now['lengths'].get(prop)}")
+    return out
 
 
 def own_variants(paths: list[str]) -> dict[str, str]:
@@ -159,6 +216,7 @@ def run_gate(args) -> int:
         problems += expectation_problems(name, dict(getattr(classes[name], "expect", {})), got["verdicts"])
         if not args.record:
             problems += compare(name, manifest["variants"].get(name), got)
+            problems += compare_bfs(name, manifest["variants"].get(name, {}).get("bfs"), got.get("bfs"))
         undetermined += [f"{name}: {p} {v}" for p, v in got["verdicts"].items()
                          if v == "undetermined" or (name == "baseline" and v in ("vacuous", "unreached"))]
         print(f"{name:42s} {got['elapsed']:7.1f} s  {got['steps']:6d} steps  "
@@ -207,7 +265,8 @@ def _record(manifest_path: Path, manifest: dict, results: list[dict], classes: d
     for got in results:
         name = got["variant"]
         if update_manifest:
-            manifest["variants"][name] = {"verdicts": got["verdicts"], "lengths": got["lengths"]}
+            manifest["variants"][name] = {"verdicts": got["verdicts"], "lengths": got["lengths"],
+                                          **({"bfs": got["bfs"]} if "bfs" in got else {})}
         variant = classes[name]
         make = world_factory(variant)
         keep = set()
