@@ -83,7 +83,8 @@ def test_report_without_check_or_dot(tmp_path, monkeypatch, capsys):
 def _latest(trace_path: str) -> dict:
     """A check result as `taskmodel check --engine all` writes it: one object, a result per engine."""
     hyp = _sample().check_result(trace_path)
-    bfs = dict(hyp, engine="bfs", scope={"name": "host-small", "tenants": 1}, states={"distinct": 812, "complete": True},
+    bfs = dict(hyp, engine="bfs", scope={"name": "host-small", "tenants": 1},
+               states={"distinct": 812, "complete": True},
                properties=[dict(p, trace=None) for p in hyp["properties"][:3]])
     return {"schema_version": 1, "tool": {"name": "taskmodel", "version": "0.1"}, "command": "check",
             "variant": hyp["variant"], "results": [hyp, bfs],
@@ -101,7 +102,8 @@ def test_report_with_no_flags_reads_the_latest_check(tmp_path, monkeypatch, caps
     html = Path("out/report/index.html").read_text(encoding="utf-8")
     assert 'id="engine-hypothesis"' in html and 'id="engine-bfs"' in html and "exit code 1" in html
     # Bounds, scope and coverage are tables, not JSON.
-    assert "<td><code>max_runs</code></td><td>4</td>" in html and "<td><code>name</code></td><td>host-small</td>" in html
+    assert "<td><code>max_runs</code></td><td>4</td>" in html
+    assert "<td><code>name</code></td><td>host-small</td>" in html
     assert "<td><code>call_tool</code></td><td class=num>3</td>" in html and '{"max_runs"' not in html
     summary = html.split('id="summary"')[1].split("</table>")[0]
     assert re.search(r"<td>bfs</td>(<td class=num>[^<]*</td>){4}<td class=num>3</td>", summary), summary
@@ -212,7 +214,8 @@ def test_step_through_in_headless_chromium(site):
     assert "1 of 6 shown" in dom and re.search(r'<tr data-filterable="" data-verdict="holds"[^>]* hidden=""', dom)
     assert not re.search(r'<tr data-filterable="" data-verdict="refuted"[^>]* hidden=""', dom)
     assert "3 of 6 shown" in _chromium("--dump-dom", f"{url}#text=own-2").stdout
-    assert "1 of 6 shown" in _chromium("--dump-dom", f"{url}#id=OWN-2&verdict=refuted&variant=detach-on-disconnect").stdout
+    one = _chromium("--dump-dom", f"{url}#id=OWN-2&verdict=refuted&variant=detach-on-disconnect").stdout
+    assert "1 of 6 shown" in one
     # A window tall enough for the opened counterexample: headless Chromium paints only the first
     # viewport's region after a scroll made by the page's script.
     shot = site.parent / "shot.png"

@@ -165,7 +165,8 @@ def _messages(t: Trace, k: int, clients: dict[str, str], used: set[str]) -> list
         lanes = {client_of(q) for q, r in after.items() if r.get("phase") != (before.get(q) or {}).get("phase")}
         who = (_lane(str(s.args["client"]), s.actor, clients) if "client" in s.args else
                client_of(s.args["request"]) if "request" in s.args else None)
-        lost = [q for q, r in after.items() if r.get("phase") == "lost" and (before.get(q) or {}).get("phase") == "sent"]
+        lost = [q for q, r in after.items()
+                if r.get("phase") == "lost" and (before.get(q) or {}).get("phase") == "sent"]
         first = who or (sorted(lanes)[0] if lanes else NETWORK)
         if s.action == "harness_crash":
             out.append(f"Note over {first}: ✖ {note}")

@@ -38,7 +38,8 @@ def filter_attrs(verdict, ids, variant, *words) -> str:
 def table(head: list[str], rows: list[str], cls: str = "grid-table") -> str:
     """A table in a box that scrolls sideways on a narrow screen."""
     th = "".join(f"<th>{h(x)}</th>" for x in head)
-    return f'<div class="scroll"><table class="{cls}"><thead><tr>{th}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+    return (f'<div class="scroll"><table class="{cls}"><thead><tr>{th}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def cell(value) -> str:
@@ -104,17 +105,20 @@ def result_tables(result: dict) -> str:
         parts.append(f"<div class=box><h4>Stopped</h4><p>{h(result['stopped'])}</p></div>")
     overrides = result.get("overrides") or {}
     if overrides:
+        idle = set(result.get("unexercised") or [])
         rows = [f"<tr><td><code>{h(rule)}</code></td><td class=num>{h(o.get('calls'))}</td>"
-                f"<td class=num>{h(o.get('differed'))}</td><td>{'unexercised' if rule in (result.get('unexercised') or []) else ''}"
-                f"</td></tr>" for rule, o in overrides.items() if isinstance(o, dict)]
-        parts.append(f"<div class=box><h4>Overridden rules</h4>{table(['rule', 'calls', 'answered otherwise', ''], rows, 'kv')}</div>")
+                f"<td class=num>{h(o.get('differed'))}</td><td>{'unexercised' if rule in idle else ''}</td></tr>"
+                for rule, o in overrides.items() if isinstance(o, dict)]
+        head = ["rule", "calls", "answered otherwise", ""]
+        parts.append(f"<div class=box><h4>Overridden rules</h4>{table(head, rows, 'kv')}</div>")
     out = f'<div class="boxes">{"".join(parts)}</div>'
     if (result.get("coverage") or {}).get("actions"):
         out += f"<details><summary>coverage: how often each action fired</summary>{coverage_table(result)}</details>"
     faults = result.get("faults") or []
     if faults:
-        rows = [f"<tr><td><code>{h(f.get('where'))}</code></td><td>{h(f.get('error'))}</td><td>{h(f.get('action'))}</td>"
-                f"<td class=num>{h(f.get('length'))}</td></tr>" for f in faults if isinstance(f, dict)]
+        rows = [f"<tr><td><code>{h(f.get('where'))}</code></td><td>{h(f.get('error'))}</td>"
+                f"<td>{h(f.get('action'))}</td><td class=num>{h(f.get('length'))}</td></tr>"
+                for f in faults if isinstance(f, dict)]
         out += "<h4>Faults</h4>" + table(["where", "error", "action", "steps"], rows, "props")
     return out
 
