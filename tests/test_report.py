@@ -124,6 +124,18 @@ def test_report_without_latest_says_so(tmp_path, monkeypatch, capsys):
     assert report.main([]) == 3
 
 
+def test_report_reads_a_typed_trace_of_the_model(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    spec = importlib.util.spec_from_file_location("recorded_trace", Path(__file__).with_name("recorded_trace.py"))
+    rec = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rec)
+    rec.record(Path("cx"), *rec.LOST)
+    assert report.main(["--out", "r.html", "--counterexamples", "cx"]) == 0
+    html = Path("r.html").read_text(encoding="utf-8")
+    assert html.count('class="panel" data-i=') == 4 and "r1.phase: sent -&gt; lost" in html
+    assert "run1 is <b>pending</b>" in html
+
+
 def test_report_bad_input_exits_3(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert report.main(["--check", "missing.json"]) == 3
