@@ -77,7 +77,7 @@ def clone(world):
     new._labels = world._labels          # ids never change meaning: the cache is shared
     new._memo = dict(world._memo)        # memo entries are keyed by what they read: safe to share
     for k, v in vars(world).items():     # attributes a variant's rules added to the world
-        if k not in new.__dict__:
+        if k not in new.__dict__ and not callable(v):   # not an engine's wrapper of apply or moves
             new.__dict__[k] = _copy_fact(v)
     new.harness = None if world.harness is None else world.harness.clone(new)
     return new
@@ -129,11 +129,13 @@ def _run_fields(r) -> tuple:
 _RUN_SKIP = _HISTORY_FIELDS | {"log"}
 
 
-def state_tuple(world) -> tuple:
+def state_tuple(world, facts: bool = True) -> tuple:
     """Everything that determines the future, as one nested tuple (dict order kept: the model's
-    tables are insertion-ordered by creation, which `rename` then makes canonical)."""
-    facts = tuple((k, _freeze(v)) for k, v in sorted(world.facts.items(), key=_first) if _monitor_key(k))
-    extra = tuple((k, _freeze(v)) for k, v in vars(world).items() if k not in _WORLD_FIELDS)
+    tables are insertion-ordered by creation, which `rename` then makes canonical). Without
+    `facts`, the model's own state alone (the properties' monitor state left out)."""
+    facts = tuple((k, _freeze(v)) for k, v in sorted(world.facts.items(), key=_first)
+                  if _monitor_key(k)) if facts else ()
+    extra = tuple((k, _freeze(v)) for k, v in vars(world).items() if k not in _WORLD_FIELDS and not callable(v))
     rules = getattr(world.rules, "__dict__", None)
     return (world.serial, world.clock, world.effects,
             tuple(_run_fields(r) for r in world.runs.values()),
@@ -172,12 +174,12 @@ def _freeze(v):
 _REQUEST_ID = re.compile(r"'r(\d+)'")
 
 
-def fingerprint(world, rename: bool = True) -> bytes:
+def fingerprint(world, rename: bool = True, facts: bool = True) -> bytes:
     """A 16-byte digest of `state_tuple`. With `rename`, JSON-RPC request ids (minted in the order
     requests were sent) are renamed in the order of what each request holds with every request id
     masked, and the request table is listed in that order: the same requests sent by independent
     clients in either order are one state."""
-    t = state_tuple(world)
+    t = state_tuple(world, facts)
     if not rename or len(world.requests) < 2:
         return hashlib.blake2b(repr(t).encode(), digest_size=16).digest()
     own = [repr(q) for q in t[5]]
