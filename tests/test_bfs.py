@@ -258,3 +258,17 @@ def test_every_state_the_random_engine_visits_is_reachable(monkeypatch):
     assert len(visited) > 100
     missing = [f for f in visited if f not in reachable]
     assert not missing, f"{len(missing)} of {len(visited)} visited states are not reachable at {spec}"
+
+
+@pytest.mark.parametrize("body", ["raise SystemExit(0)", "while True:\n            pass"])
+def test_a_rule_that_exits_or_hangs_is_a_fault(body):
+    from model.amend import Amendment
+    from verifier.watchdog import Watchdog
+    ns = {"Amendment": Amendment}
+    exec("class Bad(Amendment):\n    name = 'bad-cancel'\n\n    def on_request_cancelled(self, world, q, cause):\n"
+         f"        {body}\n", ns)
+    with Watchdog(1.0):
+        r = bfs.run_bfs(ns["Bad"], scope=TINY, budget=60, jobs=1)
+    assert r.faults, [v.verdict for v in r.verdicts][:3]
+    assert ("SystemExit" in r.faults[0].error) or ("StepTimeout" in r.faults[0].error)
+    assert not any(v.verdict == "proved" for v in r.verdicts)

@@ -21,7 +21,7 @@ from model.snapshot import clone, fingerprint, forget_texts
 from model.world import World, _actions
 from properties.base import load_catalogue
 
-from .. import faults
+from .. import faults, watchdog
 from ..explore import CheckResult, PropertyVerdict
 from ..replay import run_trace
 from . import fair, scopes
@@ -106,6 +106,7 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
     safety = [p for p in props if p.kind != "liveness"]
     open_props = list(safety)               # properties not yet violated / observed
     monitors = [p for p in live if p.monitor is not None]
+    dog = watchdog.current()
     w0 = make_world()
     seen = {fingerprint(w0, rename): 0}
     s.parents.append(-1)
@@ -122,35 +123,43 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
             nxt = []
             for sid, w in frontier:
                 out_edges = [] if graph is not None else None
-                for name in names:
-                    moves = table[name].moves(w)
-                    if not moves:
-                        continue
-                    for args in moves:
-                        c = clone(w)
-                        try:
-                            step = c.apply(name, args, check=False)
-                        except Exception as e:   # an amendment's rule or the model raised
-                            s.fault = faults.Fault(faults.locate(e), faults.one_line(e),
-                                                   s.path(sid) + [(name, dict(args))], name)
-                            raise _Stop from None
-                        s.generated += 1
-                        actions[name] = actions.get(name, 0) + 1
-                        for p in monitors:
-                            p.monitor(c, step)
-                        if open_props:
-                            _check(s, c, step, open_props, sid, (name, args))
-                        f = fingerprint(c, rename)
-                        cid = seen.get(f)
-                        if cid is None:
-                            cid = seen[f] = len(s.moves)
-                            s.parents.append(sid)
-                            s.moves.append((name, args))
-                            if graph is not None:
-                                graph.add_state(cid, c, live)
-                            nxt.append((cid, c))
-                        if out_edges is not None:
-                            out_edges.append((cid, name, args))
+                here = ("the enabled moves", None)
+                try:
+                    with dog.bounded():     # each state's moves, steps and checks, as one bounded step
+                        for name in names:
+                            here = (name, None)
+                            moves = table[name].moves(w)
+                            if not moves:
+                                continue
+                            for args in moves:
+                                here = (name, args)
+                                c = clone(w)
+                                step = c.apply(name, args, check=False)
+                                s.generated += 1
+                                actions[name] = actions.get(name, 0) + 1
+                                for p in monitors:
+                                    p.monitor(c, step)
+                                if open_props:
+                                    _check(s, c, step, open_props, sid, (name, args))
+                                f = fingerprint(c, rename)
+                                cid = seen.get(f)
+                                if cid is None:
+                                    cid = seen[f] = len(s.moves)
+                                    s.parents.append(sid)
+                                    s.moves.append((name, args))
+                                    if graph is not None:
+                                        graph.add_state(cid, c, live)
+                                    nxt.append((cid, c))
+                                if out_edges is not None:
+                                    out_edges.append((cid, name, args))
+                except (KeyboardInterrupt, _Stop):
+                    raise
+                except BaseException as e:      # an amendment's rule or the model raised, exited or hung
+                    name, args = here
+                    s.fault = faults.Fault(faults.locate(e), faults.one_line(e),
+                                           s.path(sid) + ([(name, dict(args))] if args is not None else []),
+                                           name if args is not None else f"the enabled moves of {name}")
+                    raise _Stop from None
                 if graph is not None:
                     graph.add_edges(sid, out_edges)
                 now = time.monotonic()
