@@ -448,7 +448,7 @@ def _counterexamples(variant, results, args):
             if v.trace is None or v.verdict not in ("refuted", "known-gap", "reached"):
                 continue
             # Several engines each keep their own folder (both may refute the same property).
-            root = Path(args.counterexamples) / (r.engine if len(results) > 1 else "")
+            root = Path(args.counterexamples) / (r.engine if len(results) > 1 else "") if args.counterexamples else None
             scope = getattr(v, "scope", None)        # the exhaustive engine's traces replay at their scope
             make = guarded_factory(make_world(variant, scope)) if scope else default
             key = (r.engine, v.name)
