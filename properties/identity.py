@@ -54,8 +54,8 @@ from model import wire
 
 from .base import prop
 from .creation import (MIN_OPAQUE, TASKS_METHODS, advertised, can_get_run, declared, decode_task_id, eligible,
-                       error_code, header_matches, named_run, probe_request, project, raw_grammatical,
-                       result_kind, seen, step_changes, task_ref)
+                       elicitation_refusal, error_code, header_matches, named_run, probe_request, project,
+                       raw_grammatical, result_kind, seen, step_changes, task_ref)
 
 
 def _sent_task_ids(world, step):
@@ -109,7 +109,7 @@ def task_id_is_projected_run_id(world, step):
             if asked != raw:
                 return f"tasks/get {qid} asked for {task_ref(q)!r} but was answered the task {tid!r} of {world.label(raw)}"
     for q, msg, run in _pct_refs(world, step):
-        if q.method == "tasks/get" and "result" not in msg:
+        if q.method == "tasks/get" and "result" not in msg and not elicitation_refusal(msg):
             canonical = project(run.id)
             found = world.rules.lookup_task(world, probe_request(q, "tasks/get", canonical), canonical)
             if found is not None and found.id == run.id:

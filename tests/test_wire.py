@@ -158,7 +158,9 @@ def test_detailed_task_shape_follows_status():
 
 def test_capability_declaration_and_advertisement():
     caps = META[w.META_CLIENT_CAPABILITIES]
-    assert caps == {"extensions": {w.TASKS_EXT: {}}, "elicitation": {}}
+    assert caps == {"extensions": {w.TASKS_EXT: {}}, "elicitation": {"form": {}, "url": {}}}
+    form_only = w.client_meta(False, True, ("form",))[w.META_CLIENT_CAPABILITIES]
+    assert form_only == {"elicitation": {"form": {}}}
     assert PLAIN_META[w.META_CLIENT_CAPABILITIES] == {}
     assert META[w.META_PROTOCOL_VERSION] == w.PROTOCOL_VERSION == "2026-07-28"
     assert w.TASKS_EXT in w.discover_result(True)["capabilities"]["extensions"]

@@ -251,5 +251,5 @@ def test_baseline_random_walks_hold():
 
 def test_kinds_fit_ids():
     assert {CATALOGUE[n].kind for n in NAMES} <= {"invariant", "step"}
-    assert sorted(CATALOGUE[n].ids[0] for n in NAMES) == ["PRJ-1", "PRJ-2", "PRJ-3"]
+    assert sorted(CATALOGUE[n].ids[0] for n in NAMES) == ["PRJ-1", "PRJ-2", "PRJ-3", "PRJ-4"]
     assert all(CATALOGUE[n].premise is not None for n in NAMES)

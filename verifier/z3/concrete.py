@@ -152,7 +152,10 @@ def _stale(world, q, rid) -> bool:
     if sent is None or q.phase != "streaming" or rid not in q.acked or not world.rules.can_read(world, q.subject, run):
         return False
     tid = world.rules.task_id(world, run)
-    now = world.rules.get_task_result(world, run, probe_request(q, "tasks/get", tid))
+    probe = probe_request(q, "tasks/get", tid)
+    if world.rules.project_status(world, run)[0] == "input_required" and world.rules.missing_elicitation(world, run, probe):
+        return False        # tasks/get refuses it -32021 (PRJ-4): no view is owed to this listener
+    now = world.rules.get_task_result(world, run, probe)
     return {k: v for k, v in sent.items() if k != "_meta"} != {k: v for k, v in now.items() if k != "resultType"}
 
 

@@ -24,6 +24,13 @@ ANSWERED = (PH["sent"], PH["delivered"], PH["lost"])
 CANCEL_ST = (ST["cancelling"], ST["cancelled"])
 TASKS = (M["tasks/get"], M["tasks/update"], M["tasks/cancel"])
 TASK_VIEWS = (RESP["get"], RESP["create-task"])     # a tasks/get result, whatever its resultType
+
+
+def found_task(enc, s, t, j, r):
+    """q_j was answered r's task, or refused -32021 because r asks for input its caller cannot receive
+    (PRJ-4): either way the task was found."""
+    asks = EQ(enc.project(enc.sel(s, "r_status", r)), TS["input_required"])
+    return OR(IN(t[("q_resp", j)], TASK_VIEWS), AND(asks, EQ(t[("q_resp", j)], RESP["missing-capability"])))
 RESULTS = (RESP["create-task"], RESP["call-ok"], RESP["call-error"], RESP["input-required"], RESP["ack"], RESP["get"],
            RESP["discover"])
 
@@ -386,7 +393,7 @@ def ttl3(enc, s, act, A, t):
         cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["tasks/get"]), served_task_request(enc, t, j),
                    entitled)
         purged = enc.sel(t, "r_purged", r, True)
-        ok = ITE(purged, EQ(t[("q_resp", j)], RESP["not-found"]), IN(t[("q_resp", j)], TASK_VIEWS))
+        ok = ITE(purged, EQ(t[("q_resp", j)], RESP["not-found"]), found_task(enc, s, t, j, r))
         parts.append(IMPLIES(cond, ok))
     return AND(*parts)
 
@@ -502,7 +509,7 @@ def task1(enc, s, act, A, t):
         r = named(enc, t, j)
         cond = AND(new_req(enc, s, t, j), EQ(t[("q_method", j)], M["tasks/get"]), served_task_request(enc, t, j),
                    advertised(enc, t[("q_server", j)]), can_get_run(enc, s, subj, r, t[("q_server", j)]))
-        parts.append(IMPLIES(cond, AND(IN(t[("q_resp", j)], TASK_VIEWS), EQ(t[("q_run", j)], r))))
+        parts.append(IMPLIES(cond, AND(found_task(enc, s, t, j, r), EQ(t[("q_run", j)], r))))
     for k in range(enc.sizes.runs):
         st = t[("r_status", k)]
         created = AND(LE(s[("n_runs",)], k), LT(k, t[("n_runs",)]))
@@ -606,7 +613,7 @@ def id1(enc, s, act, A, t):
         r, subj = t[("q_ref_run", q)], subject(enc, t, q)
         pct = AND(new_req(enc, s, t, q), EQ(t[("q_method", q)], M["tasks/get"]), EQ(t[("q_ref_form", q)], 1),
                   LE(0, r), t[("q_decl", q)], t[("q_hdr", q)], advertised(enc, t[("q_server", q)]),
-                  can_get_run(enc, t, subj, r, t[("q_server", q)]), IN(resp, ERRORS))
+                  can_get_run(enc, t, subj, r, t[("q_server", q)]), IN(resp, ERRORS), NOT(found_task(enc, s, t, q, r)))
         parts.append(IMPLIES(pct, NOT(enc.lookup(t, subj, r, enc.names_projected()))))
     return AND(*parts)
 
