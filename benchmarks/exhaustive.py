@@ -57,7 +57,7 @@ def variant_table(only, budget, random_budget):
             continue
         for p in _expected(v, catalogue):
             row = None
-            for sc_name in ("host-small", "host-rest", "host-pair", "composed-small"):
+            for sc_name in ("host-small", "host-rest", "host-clock", "host-pair", "composed-small"):
                 sc = scopes.parse(sc_name)
                 if sc.composed != (p.area in bfs.HARNESS_AREAS):
                     continue

@@ -411,7 +411,7 @@ def _run_engine(engine: str, variant, args, strict: bool):
                       f"{queued} queued, depth {s.depth}, {s.distinct / max(s.elapsed, 1e-9):.0f} states/s")
         try:
             return run_bfs(variant, scope=args.scope, symmetry=not args.no_symmetry, jobs=args.jobs,
-                           budget=args.bfs_budget, progress=progress, max_depth=args.depth)
+                           budget=args.bfs_budget, progress=progress, max_depth=args.depth, shadow=True)
         except ScopeError as e:
             raise UsageError(f"taskmodel: --scope: {e}") from None
     return _z3_result(variant, args)

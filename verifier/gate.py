@@ -73,7 +73,7 @@ def _search_one(v, settings: dict) -> dict:
         plan.append((scopes.parse(None, composed=True), harness))
     out = {}
     for scope, props in plan:
-        s, verdicts = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
+        s, verdicts, _ = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
         out[scope.name] = {"distinct": s.distinct, "generated": s.generated, "depth": s.depth,
                            "complete": s.complete,
                            "verdicts": {x.name: x.verdict for x in verdicts},

@@ -241,14 +241,20 @@ def plan(scope_spec, catalogue):
     return out
 
 
-def _search_job(variant, scope, names, rename, seconds, max_states, max_depth):
+def _search_job(variant, scope, names, rename, seconds, max_states, max_depth, shadow):
     """One search in a worker process (properties are named, not pickled)."""
     catalogue = load_catalogue()
     props = [catalogue[n] for n in names]
-    return _judged(variant, scope, props, rename, seconds, max_states, max_depth, None)
+    return _judged(variant, scope, props, rename, seconds, max_states, max_depth, None, shadow)
 
 
-def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress):
+def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow=False):
+    """(the search, its verdicts, the overrides' counts) of one scope. With `shadow`, each rule
+    the variant overrides is counted and compared with the baseline's (`verifier.shadow`)."""
+    recorder = None
+    if shadow and variant is not None:
+        from ..shadow import instrument
+        variant, recorder = instrument(variant)
     make = make_world_for(variant, scope)
     bound = min(d for d in (max_depth, scope.depth) if d is not None) if (max_depth or scope.depth) else None
     s = search(make, props, scope, rename=rename, deadline=time.monotonic() + seconds, max_states=max_states,
@@ -256,11 +262,11 @@ def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progr
     if s.fault is not None:      # told again by a replay: the steps before it in protocol words
         from ..explore import _fault_at, guarded_factory
         s.fault = _fault_at(guarded_factory(make), s.fault.history, props) or s.fault
-    return s, verdicts_of(s, make, props)
+    return s, verdicts_of(s, make, props), (recorder.summary() if recorder is not None else None)
 
 
 def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progress=None, props=None,
-            max_states=None, max_depth=None):
+            max_states=None, max_depth=None, shadow=False):
     """Exhaustive search of a variant (an Amendment subclass or None) at a scope; a CheckResult
     with `states` (generated, distinct, depth, complete, per scope) and `faults`."""
     started = time.monotonic()
@@ -271,17 +277,17 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
         from concurrent.futures import ProcessPoolExecutor
         with ProcessPoolExecutor(max_workers=min(jobs, len(jobs_plan))) as pool:
             futs = [pool.submit(_search_job, variant, sc, [p.name for p in ps], symmetry, budget, max_states,
-                                max_depth) for sc, ps in jobs_plan]
+                                max_depth, shadow) for sc, ps in jobs_plan]
             results = [f.result() for f in futs]
     else:
         share = budget / len(jobs_plan)
         for sc, ps in jobs_plan:
             left = max(1.0, started + share * (len(results) + 1) - time.monotonic())
-            results.append(_judged(variant, sc, ps, symmetry, left, max_states, max_depth, progress))
-    verdicts = [v for _, vs in results for v in vs]
+            results.append(_judged(variant, sc, ps, symmetry, left, max_states, max_depth, progress, shadow))
+    verdicts = [v for _, vs, _ in results for v in vs]
     order = {p.name: i for i, p in enumerate(catalogue)}
     verdicts.sort(key=lambda v: order.get(v.name, 0))
-    searches = [s for s, _ in results]
+    searches = [s for s, _, _ in results]
     r = CheckResult(
         variant=getattr(variant, "name", "baseline") if variant else "baseline", engine="bfs", seed=0,
         budget_s=budget, elapsed_s=time.monotonic() - started,
@@ -291,10 +297,22 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
     r.states = {"generated": sum(s.generated for s in searches), "distinct": sum(s.distinct for s in searches),
                 "depth": min(s.depth for s in searches), "complete": all(s.complete for s in searches),
                 "scopes": {s.scope.name: s.stats() for s in searches}}
-    r.faults = [s.fault for s in searches if s.fault is not None]
+    r.faults = _distinct_faults(s.fault for s in searches if s.fault is not None)
     r.scope = {s.scope.name: s.scope.describe() for s in searches}
+    counted = [o for _, _, o in results if o is not None]
+    r.overrides = {rule: {k: sum(o[rule][k] for o in counted) for k in ("calls", "differed")}
+                   for rule in counted[0]} if counted else None
     r.stopped = "; ".join(f"{s.scope.name}: every property answered" for s in searches if s.settled)
     return r
+
+
+def _distinct_faults(found) -> list:
+    """One fault per place and kind of exception (two scopes often meet the same one): the shortest."""
+    best: dict = {}
+    for f in found:
+        if f.signature() not in best or len(f.history) < len(best[f.signature()].history):
+            best[f.signature()] = f
+    return list(best.values())
 
 
 def _picklable(variant) -> bool:

@@ -44,9 +44,10 @@ _SMALL = dict(clients=("C1",), servers=(("S1", True),), stdio=False, max_request
 SCOPES = {s.name: s for s in (
     Scope("host-small", "alice alone on S1 over HTTP: one request and its MRTR retry, one run, one interrupt; no "
                         "REST caller, pause, effect or clock tick", _SMALL),
-    Scope("host-rest", "host-small with the REST side: alice and bob over REST, one operator pause, one external "
-                       "effect, one clock tick; no MRTR retry", dict(_SMALL, retry_reserve=0, rest_subjects=(
-                           "alice", "bob"), max_pauses=1, max_effects=1, max_time=1)),
+    Scope("host-rest", "host-small with the REST side: alice and bob (the approver) cancel and resolve over REST; "
+                       "no MRTR retry", dict(_SMALL, retry_reserve=0, rest_subjects=("alice", "bob"))),
+    Scope("host-clock", "host-small with two clock ticks and no interrupt: TTL, retention and purge",
+          dict(_SMALL, retry_reserve=0, max_interrupts=0, max_time=2)),
     Scope("host-pair", "two requests from alice's and mallory's clients (another tenant) on S1 over HTTP, one run, "
                        "one interrupt; behaviours of at most 4 steps",
           dict(_SMALL, clients=("C1", "C4"), max_requests=2, retry_reserve=0), depth=4),
