@@ -105,16 +105,21 @@ def check_step(world, step, props, asserted, obs: Observations):
                 msg = p.check(world, step)
                 obs.checks[p.name] = obs.checks.get(p.name, 0) + 1
                 if msg:
-                    if p.name in asserted:
-                        v = Violation(p, msg, list(world.history))
-                        obs.last_failure = v
-                        raise v
-                    if p.name not in obs.observed or len(world.history) < len(obs.observed[p.name][1]):
-                        obs.observed[p.name] = (msg, list(world.history))
+                    _failed(world, p, msg, asserted, obs)
     except (KeyboardInterrupt, ModelFault, Violation):
         raise
     except BaseException as e:      # a check that raises judged nothing: a fault, never a refutation
         raise _faulted(world, e, world.history, f"the check of {p.name}" if p else "the checks") from e
+
+
+def _failed(world, p, msg, asserted, obs) -> None:
+    """An asserted property fails the example; a witness or gap is observed (its shortest kept)."""
+    if p.name in asserted:
+        v = Violation(p, msg, list(world.history))
+        obs.last_failure = v
+        raise v
+    if p.name not in obs.observed or len(world.history) < len(obs.observed[p.name][1]):
+        obs.observed[p.name] = (msg, list(world.history))
 
 
 def _judge(world, p, call):
@@ -146,11 +151,7 @@ def check_liveness(world, props, asserted, obs: Observations, limit: int = 200):
         msg = _judge(world, p, lambda: p.check(world, None))
         obs.checks[p.name] = obs.checks.get(p.name, 0) + 1
         if msg:
-            if p.name in asserted:
-                v = Violation(p, msg, list(world.history))
-                obs.last_failure = v
-                raise v
-            obs.observed.setdefault(p.name, (msg, list(world.history)))
+            _failed(world, p, msg, asserted, obs)
 
 
 def make_machine(make_world, props, asserted: set[str], obs: Observations, actions=None):
