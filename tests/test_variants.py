@@ -311,7 +311,6 @@ SCENARIOS = [
      C1_S1_TASK + [on("run_start", run=run(1)), on("run_complete", run=run(1)), on("answer", request="r1")]),
     ("drop-every-request", "E2E-3", "unreached", TASK_SURVIVES),
     ("drop-every-request", "E2E-1", "holds", LOST_HANDLE),
-    ("cancelled-after-task-disconnect", "E2E-1", "holds", LOST_HANDLE),
 ]
 
 

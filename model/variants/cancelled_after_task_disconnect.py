@@ -8,14 +8,15 @@ class CancelledAfterTaskDisconnect(Amendment):
 
     "A run cancelled because the client disconnected after receiving CreateTaskResult violates
     §G.13." The host keeps treating the connection of the creating `tools/call` as the run's lifeline
-    after it answered it with a task. A handle lost in flight then takes its run with it, so this
-    rejected rule also closes the gap E2E-1, at the price of §G.13.
+    after it answered it with a task. A handle lost in flight then takes its run with it, at the
+    price of §G.13. It does not close the gap E2E-1: a lost MRTR `InputRequiredResult` (not a task)
+    still leaves its run waiting with no one holding it.
     """
     name = "cancelled-after-task-disconnect"
     kind = "negative-example"
     source = "RFC 0198 Examples, Negative 5; §G.13"
     changes = "a disconnect after `CreateTaskResult` cancels the run"
-    expect = {"OWN-3": "refuted", "E2E-3": "unreached", "E2E-1": "holds"}
+    expect = {"OWN-3": "refuted", "E2E-3": "unreached"}
 
     def _drop(self, world, q):
         res = (q.response or {}).get("result") or {}

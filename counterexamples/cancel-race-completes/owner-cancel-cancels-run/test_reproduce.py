@@ -7,8 +7,8 @@ from verifier.reproduce import reproduce
 VARIANT = 'cancel-race-completes'
 PROPERTY = 'owner-cancel-cancels-run'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
-    ('harness_crash', {'client': 'H1'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('disconnect', {'request': 'r1'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]
 

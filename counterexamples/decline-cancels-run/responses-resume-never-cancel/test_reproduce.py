@@ -9,8 +9,10 @@ PROPERTY = 'responses-resume-never-cancel'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'key': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'decline', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C2'}),
+    ('run_spawn', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_start', {'run': 'acme/XHoyDVm3Iar8NfwB'}),
+    ('run_interrupt', {'run': 'acme/XHoyDVm3Iar8NfwB', 'kind': 'approval', 'form': True}),
+    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-GiJSj0FXo5Kct-PhyDVm3I', 'response': 'decline'}),
 ]
 
 

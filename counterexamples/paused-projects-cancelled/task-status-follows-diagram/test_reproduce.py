@@ -7,10 +7,10 @@ from verifier.reproduce import reproduce
 VARIANT = 'paused-projects-cancelled'
 PROPERTY = 'task-status-follows-diagram'
 STEPS = [
-    ('harness_start', {'client': 'H2', 'server': 'S2', 'long': False}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('operator_pause', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('harness_crash', {'client': 'H2'}),
+    ('operator_resume', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]
 
 

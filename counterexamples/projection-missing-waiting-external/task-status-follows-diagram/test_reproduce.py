@@ -7,10 +7,12 @@ from verifier.reproduce import reproduce
 VARIANT = 'projection-missing-waiting-external'
 PROPERTY = 'task-status-follows-diagram'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('call_tool', {'client': 'C3', 'server': 'S1', 'tool': 'task-only', 'declare': True, 'transport': 'http'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'external-event', 'form': True}),
-    ('external_event', {'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp'}),
+    ('run_spawn', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_start', {'run': 'acme/XHoyDVm3Iar8NfwB'}),
+    ('run_interrupt', {'run': 'acme/XHoyDVm3Iar8NfwB', 'kind': 'external-event', 'form': True}),
+    ('external_event', {'interrupt': 'acme/i-GiJSj0FXo5Kct-PhyDVm3I'}),
 ]
 
 
