@@ -397,8 +397,9 @@ def _run_engine(engine: str, variant, args, strict: bool):
     if engine == "hypothesis":
         return _explore(variant, args, beat)
     if engine == "bfs":
+        from . import engines
         try:
-            from .engines.bfs import run_bfs
+            from .engines.bfs import run_bfs  # noqa: F401  (a build may leave the engine out)
         except ImportError:
             if strict:
                 raise UsageError("taskmodel: the bfs engine is not available in this build") from None
@@ -410,8 +411,8 @@ def _run_engine(engine: str, variant, args, strict: bool):
             beat.beat(f"bfs {name} at {s.scope.name}: {s.generated} states generated, {s.distinct} distinct, "
                       f"{queued} queued, depth {s.depth}, {s.distinct / max(s.elapsed, 1e-9):.0f} states/s")
         try:
-            return run_bfs(variant, scope=args.scope, symmetry=not args.no_symmetry, jobs=args.jobs,
-                           budget=args.bfs_budget, progress=progress, max_depth=args.depth, shadow=True)
+            return engines.run("bfs", variant, scope=args.scope, symmetry=not args.no_symmetry, jobs=args.jobs,
+                               budget=args.bfs_budget, progress=progress, max_depth=args.depth, shadow=True)
         except ScopeError as e:
             raise UsageError(f"taskmodel: --scope: {e}") from None
     return _z3_result(variant, args)
@@ -421,7 +422,7 @@ def _explore(variant, args, beat):
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .explore import explore
+    from . import engines
     name = getattr(variant, "name", "baseline")
     with Progress(TextColumn("exploring {task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True, disable=not beat.tty) as bar:
@@ -431,8 +432,8 @@ def _explore(variant, args, beat):
             info = f"{obs.steps} steps, {len(refuted)} refuted"
             bar.update(task, completed=frac, info=info)
             beat.beat(f"exploring {name}: {frac:.0%} of the budget, {info}")
-        return explore(variant, budget=args.random_budget, seed=args.seed, step_count=args.steps, progress=progress,
-                       shadow=True)
+        return engines.run("hypothesis", variant, budget=args.random_budget, seed=args.seed, step_count=args.steps,
+                           progress=progress, shadow=True)
 
 
 def _counterexamples(variant, results, args):
@@ -476,11 +477,12 @@ def tool_version() -> str:
 
 
 def _z3_result(variant, args):
+    from . import engines
     try:
-        from .z3bridge import z3_check
+        from . import z3bridge  # noqa: F401  (z3-solver is installed)
     except ImportError:
         raise UsageError("taskmodel: the z3 engine is not available in this build") from None
-    return z3_check(variant, depth=args.depth or Z3_DEPTH, timeout=args.timeout)
+    return engines.run("z3", variant, depth=args.depth or Z3_DEPTH, timeout=args.timeout)
 
 
 # ---- replay ---------------------------------------------------------------------------------------
