@@ -4,16 +4,20 @@
 # installed is said, and the tool then skips that output and tells so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# --browser (the tests): also the extras the tests drive (reference host, Ray, Playwright), Chromium
+# and Redis.
 want_browser=0
 [ "${1:-}" = "--browser" ] && want_browser=1
+extras=test
+[ "$want_browser" = 1 ] && extras=test,host,cluster,browser
 
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-stamp=.venv/.installed
+stamp=.venv/.installed-$extras
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ requirements.lock -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-  .venv/bin/python -m pip install -q -c requirements.lock -e '.[test]'
+  .venv/bin/python -m pip install -q -c requirements.lock -e ".[$extras]"
   touch "$stamp"
 fi
 
@@ -30,4 +34,8 @@ command -v dot >/dev/null 2>&1 || echo "setup: Graphviz 'dot' missing: SVG diagr
 if [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then
   apt_install chromium
   [ -x /usr/bin/chromium ] || echo "setup: chromium missing: the report's browser test will be skipped"
+fi
+if [ "$want_browser" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
+  apt_install redis-server
+  command -v redis-server >/dev/null 2>&1 || echo "setup: redis-server missing: the shared example database tests will be skipped"
 fi
