@@ -202,13 +202,22 @@ def run_gate(args) -> int:
             raise UsageError(f"taskmodel: unknown variant {unknown[0]!r}")
         names = [n for n in names if n in args.only]
     started = time.monotonic()
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        # A variant whose expected refutation needs a longer search gets its own settings
-        # (`settings["per_variant"][name]`, e.g. more chunks); the longest start first.
-        mine = {n: {**settings, **settings.get("per_variant", {}).get(n, {})} for n in names}
-        order = sorted(names, key=lambda n: -mine[n]["chunks"] * mine[n]["steps"])
-        done = dict(zip(order, pool.map(_explore_one, [specs[n] for n in order], [mine[n] for n in order])))
-        results = [done[n] for n in names]
+    # A variant whose expected refutation needs a longer search gets its own settings
+    # (`settings["per_variant"][name]`, e.g. more chunks); the longest start first.
+    mine = {n: {**settings, **settings.get("per_variant", {}).get(n, {})} for n in names}
+    order = sorted(names, key=lambda n: -mine[n]["chunks"] * mine[n]["steps"])
+    cluster = None
+    if getattr(args, "cluster", None):
+        from .cluster import ray_pool
+        cluster = ray_pool(args.cluster)
+    if cluster is not None:
+        from .cluster.gate import explore_all
+        with cluster:
+            done = explore_all(cluster, order, specs, mine)
+    else:
+        with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            done = dict(zip(order, pool.map(_explore_one, [specs[n] for n in order], [mine[n] for n in order])))
+    results = [done[n] for n in names]
     classes = {n: _variant(specs[n]) for n in names}
     problems, undetermined = [], []
     for got in results:
@@ -226,7 +235,8 @@ def run_gate(args) -> int:
         print(f"DRIFT {p}")
     for u in undetermined:
         print(f"UNDETERMINED {u}")
-    print(f"gate: {len(results)} variants in {elapsed:.0f} s on {args.jobs} jobs; "
+    where = f"{cluster.workers} Ray workers" if cluster is not None else f"{args.jobs} jobs"
+    print(f"gate: {len(results)} variants in {elapsed:.0f} s on {where}; "
           f"{len(problems)} drift, {len(undetermined)} undetermined")
     refusal = _refusal(args, problems, results)
     if refusal:
