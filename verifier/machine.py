@@ -154,9 +154,10 @@ def check_liveness(world, props, asserted, obs: Observations, limit: int = 200):
             _failed(world, p, msg, asserted, obs)
 
 
-def make_machine(make_world, props, asserted: set[str], obs: Observations, actions=None):
+def make_machine(make_world, props, asserted: set[str], obs: Observations, actions=None, weights=None):
     """A RuleBasedStateMachine class over `make_world()` (a guarded world: see `guard_world`);
-    `actions` limits the rules (default all). A fault is recorded in `obs.faults` and ends the
+    `actions` limits the rules (default all), `weights` replaces the table's weights of the actions it
+    names (a swarm's differently weighted explorations). A fault is recorded in `obs.faults` and ends the
     example, and its teardown then judges nothing (the world is not a behaviour)."""
     table = load_all()
     names = [n for n in table if actions is None or n in actions]
@@ -205,7 +206,7 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
         def quiescent(self):
             """Nothing is enabled: the example idles (no step is recorded)."""
 
-    weight = {n: table[n].weight for n in names}
+    weight = {n: (weights or {}).get(n, table[n].weight) for n in names}
     bit = {n: 1 << k for k, n in enumerate(names)}
 
     # Swarm testing: each example leaves out a random subset of actions, so that behaviours an
