@@ -4,22 +4,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import struct
-import subprocess
-import tempfile
-import time
-import zlib
 from pathlib import Path
 
 import pytest
 
 from verifier import report
 from verifier.diagrams import svg
-
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
 
 def _sample():
     spec = importlib.util.spec_from_file_location("synthetic_trace", Path(__file__).with_name("synthetic_trace.py"))
@@ -65,8 +55,36 @@ def test_report_has_a_step_panel_per_step(site):
     assert html.count('class="panel" data-i=') == 10
     assert "r1.phase: received -&gt; cancelled" in html
     assert "OWN-2 broke here:" in html
+    # Each trace carries its sequence diagram (a group per step) and its states as JSON; the lifecycle
+    # diagrams are held once in the page, copied into a trace when it is opened.
+    assert 'id="cx0-sq-4"' in html and 'id="cx1-sq-4"' in html and 'id="cx0-sq-0"' not in html
+    assert html.count('<script type="application/json" class="cx-state">') == 2
     if svg.dot_path() is not None:
-        assert 'id="cx0-run-completed"' in html and 'id="cx1-run-completed"' in html
+        assert html.count('<template id="lc-tpl-run">') == 1 and html.count('<template id="lc-tpl-request">') == 1
+        assert html.count('id="run-completed"') == 1 and 'id="lc-run-lifecycle-run-completed"' in html
+
+
+def test_state_data_marks_every_table_and_the_task_a_caller_reads():
+    from verifier.diagrams import trace as itf_trace
+    from verifier.report import steps
+    t = itf_trace.parse(_sample().trace())
+    assert [x["name"] for x in steps.state_data(t, None)["tables"]] == ["world", "runs", "requests"]
+    for s in t.steps:                       # a run with a taskId is a task its caller can read
+        for rec in s.state["runs"].values():
+            rec["taskId"] = "acme~2FA"
+    data = steps.state_data(t, "detach-on-disconnect")
+    names = [x["name"] for x in data["tables"]]
+    assert names == ["world", "runs", "tasks", "requests"] and len(data["steps"]) == 5
+    runs, tasks = data["tables"][1]["columns"], data["tables"][2]["columns"]
+    assert data["steps"][2][1]["run1"][runs.index("status")] == "running"
+    assert data["steps"][4][2]["run1"][tasks.index("status")] == "completed"
+    assert data["steps"][4][2]["run1"][tasks.index("isError")] == "false"
+    assert steps.paths(t) == [{"lc": "run", "name": "run1", "path": [[1, "pending"], [2, "running"], [4, "completed"]]},
+                              {"lc": "request", "name": "r1", "path": [[1, "received"], [3, "cancelled"]]}]
+    # A variant's own projection is the one a caller reads: paused projects to cancelled there.
+    project, source = steps.projector("paused-projects-cancelled")
+    assert project("paused") == ("cancelled", None) and "paused-projects-cancelled" in source
+    assert steps.projector("no-such-variant")[0]("paused") == ("working", None)
 
 
 def test_report_without_check_or_dot(tmp_path, monkeypatch, capsys):
@@ -133,7 +151,7 @@ def test_report_reads_a_typed_trace_of_the_model(tmp_path, monkeypatch):
     assert report.main(["--out", "r.html", "--counterexamples", "cx"]) == 0
     html = Path("r.html").read_text(encoding="utf-8")
     assert html.count('class="panel" data-i=') == 4 and "r1.phase: sent -&gt; lost" in html
-    assert "run1 is <b>pending</b>" in html
+    assert '"run1":["pending",' in html          # the state view's row of run1, status first
 
 
 def test_report_bad_input_exits_3(tmp_path, monkeypatch, capsys):
@@ -144,98 +162,3 @@ def test_report_bad_input_exits_3(tmp_path, monkeypatch, capsys):
     assert report.main(["--bogus"]) == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and "missing.json" in err[0] and "not JSON" in err[1]
-
-
-# ---- in a real browser -----------------------------------------------------------------------------------
-def _chromium(*args: str, timeout: float = 25) -> subprocess.CompletedProcess:
-    with tempfile.TemporaryDirectory() as profile:
-        return subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args],
-                              capture_output=True, text=True, timeout=timeout, check=False)
-
-
-def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
-    """Decode an 8-bit RGB or RGBA PNG (what Chromium writes) into rows of pixels."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, width = 8, b"", 0
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and colour in (2, 6), (depth, colour)
-            bpp = 3 if colour == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
-    for y in range(height):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    return width, bpp, rows
-
-
-@pytest.mark.browser
-def test_step_through_in_headless_chromium(site):
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (/usr/bin/chromium): apt-get install -y chromium; "
-                    ".ci/run installs it through scripts/setup.sh --browser")
-    started = time.monotonic()
-    url = site.as_uri()
-    # Step 2 of the first counterexample: the run has just started.
-    done = _chromium("--dump-dom", f"{url}#cx=0&step=2")
-    assert done.returncode == 0, done.stderr[-2000:]
-    dom = done.stdout
-    assert 'data-ready="1"' in dom, "the page's script did not run"
-    first = dom[dom.index('id="cx-0"'):dom.index('id="cx-1"')]
-    assert 'data-step="2"' in first
-    panels = dict(re.findall(r'<div class="panel" data-i="(\d)"( hidden(?:="")?)?', first))
-    assert panels == {"0": ' hidden=""', "1": ' hidden=""', "2": "", "3": ' hidden=""', "4": ' hidden=""'}, panels
-    shown = re.search(r'<div class="panel" data-i="2">(.*?)</div>', first, re.S).group(1)
-    assert "run_start" in shown and "run1 starts" in shown and "run1.status: pending -&gt; running" in shown
-    seq = dict(re.findall(r'<li data-i="(\d)" value="\d" class="([a-z]*)"', first))
-    assert seq == {"0": "", "1": "", "2": "current", "3": "future", "4": "future"}
-    if svg.dot_path() is not None or Path("diagrams/run-lifecycle.svg").is_file():
-        assert re.search(r'<g id="cx0-run-running" class="node visited current"', first)
-        assert re.search(r'<g id="cx0-run-pending" class="node visited"', first)
-        assert re.search(r'<g id="cx0-run-edge-pending--running--\d+" class="edge taken"', first)
-        assert not re.search(r'<g id="cx0-run-completed" class="node[^"]*visited', first)
-    # The last step: the violation is marked.
-    dom = _chromium("--dump-dom", f"{url}#cx=0&step=4").stdout
-    first = dom[dom.index('id="cx-0"'):dom.index('id="cx-1"')]
-    assert 'data-step="4"' in first and "OWN-2 broke here:" in first
-    if svg.dot_path() is not None:
-        assert re.search(r'<g id="cx0-run-completed" class="node visited violation"', first)
-    # What a person sees is not blank.
-    assert "6 of 6 shown" in dom, "the filters did not count the rows"
-    # Filters set by the link: only the refuted row; then the rows and counterexamples naming OWN-2.
-    dom = _chromium("--dump-dom", f"{url}#verdict=refuted").stdout
-    assert "1 of 6 shown" in dom and re.search(r'<tr data-filterable="" data-verdict="holds"[^>]* hidden=""', dom)
-    assert not re.search(r'<tr data-filterable="" data-verdict="refuted"[^>]* hidden=""', dom)
-    assert "3 of 6 shown" in _chromium("--dump-dom", f"{url}#text=own-2").stdout
-    one = _chromium("--dump-dom", f"{url}#id=OWN-2&verdict=refuted&variant=detach-on-disconnect").stdout
-    assert "1 of 6 shown" in one
-    # A window tall enough for the opened counterexample: headless Chromium paints only the first
-    # viewport's region after a scroll made by the page's script.
-    shot = site.parent / "shot.png"
-    done = _chromium("--window-size=1200,2400", f"--screenshot={shot}", f"{url}#cx=0&step=3")
-    assert shot.is_file(), done.stderr[-2000:]
-    width, bpp, rows = _png_pixels(shot.read_bytes())
-    colours = {row[i:i + 3] for row in rows[::7] for i in range(0, len(row), bpp * 7)}
-    background = rows[0][:3]
-    ink = sum(1 for row in rows[::7] for i in range(0, len(row), bpp * 7) if row[i:i + 3] != background)
-    assert len(colours) > 20 and ink > 500, (len(colours), ink)
-    assert time.monotonic() - started < 30

@@ -102,7 +102,7 @@ def test_a_lasso_is_told_as_a_loop():
 
 
 def test_a_client_named_like_mermaid_syntax_gets_a_safe_lane():
-    from verifier.story import _lane
+    from verifier.diagrams.sequence import _lane
     lanes: dict[str, str] = {}
     assert [_lane(n, "client", lanes) for n in ("end", "Host", "9x", "C 1")] == ["c_end", "c_Host", "c_9x", "C_1"]
     assert lanes["c_Host"] == "client Host"

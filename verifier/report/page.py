@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
 
-from verifier.diagrams import dot, graph, mermaid, svg
+from verifier.diagrams import dot, graph, mermaid, sequence, svg
 from verifier.diagrams import trace as itf_trace
 
-from . import tables
+from . import steps, tables
 from .tables import areas, filter_attrs, h
 
 
@@ -54,56 +54,66 @@ def lifecycle_svgs(diagrams_dir: Path) -> tuple[list[tuple[graph.Graph, str | No
     return out, notes
 
 
-def run_svg(diagrams: list[tuple[graph.Graph, str | None, str]]) -> str | None:
-    for g, text, _ in diagrams:
-        if g.name == "run-lifecycle":
-            return text
-    return None
+# The lifecycles a trace's entities are drawn on, by the diagram that draws them.
+STEP_LIFECYCLES = {"run": "run-lifecycle", "request": "request-lifecycle"}
+
+
+def step_templates(diagrams: list[tuple[graph.Graph, str | None, str]]) -> dict[str, str]:
+    """lifecycle -> its SVG, held once in the page; the script copies it into a trace when opened."""
+    by_name = {g.name: text for g, text, _ in diagrams if text}
+    return {lc: by_name[name] for lc, name in STEP_LIFECYCLES.items() if name in by_name}
 
 
 def _args(args: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in args.items())
 
 
-def cx_section(i: int, cx: Counterexample, base_svg: str | None) -> str:
+def _json(data) -> str:
+    """JSON for a <script type="application/json">: `</` cannot end the element early."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+
+
+def lifecycle_panel(lc: str, entity_paths: list[dict], templates: dict[str, str]) -> str:
+    names = ", ".join(p["name"] for p in entity_paths)
+    head = f'<h5>The {h(lc)} lifecycle: {h(names)}</h5><p class="lc-paths"></p>'
+    if lc in templates:
+        return f'<div class="lc" data-lc="{h(lc)}">{head}<div class="lc-svg"></div></div>'
+    text = "; ".join(f"{p['name']}: " + " → ".join(f"{s} (step {k})" for k, s in p["path"]) for p in entity_paths)
+    return (f'<div class="lc" data-lc="{h(lc)}">{head}<p class="skip">Diagram skipped: Graphviz <code>dot</code> '
+            f"is missing and no committed {h(STEP_LIFECYCLES[lc])}.svg was found. {h(text)}</p></div>")
+
+
+def cx_section(i: int, cx: Counterexample, templates: dict[str, str]) -> str:
     t = cx.trace
     m = t.meta
     run = t.focus_run()
     label = t.run_label(run) if run else None
-    path = t.status_path(run)
     last = t.steps[-1].index if t.steps else 0
-    status_at = {}
-    cur = None
-    for s in t.steps:
-        rec = (s.state.get("runs") or {}).get(run) if run else None
-        cur = rec.get("status") if isinstance(rec, dict) else cur
-        status_at[s.index] = cur
+    witness = m.get("kind") in sequence.VERB
     panels, seq = [], []
     for s in t.steps:
         hidden = "" if s.index == last else " hidden"
         changes = "".join(f"<li><code>{h(c)}</code></li>" for c in s.changes) or "<li>nothing</li>"
-        status = status_at.get(s.index)
-        is_last = s.index == last
-        verdict = (f'<p class="violation-msg"><b>{h(", ".join(t.ids))} broke here:</b> {h(m.get("message"))}</p>'
-                   if is_last and m.get("message") else "")
+        verdict = ""
+        if s.index == last and m.get("message"):
+            said = f"{', '.join(t.ids)} {'reached' if m.get('kind') == 'witness' else 'shown'} here" if witness \
+                else f"{', '.join(t.ids)} broke here"
+            verdict = f'<p class="violation-msg"><b>{h(said)}:</b> {h(m.get("message"))}</p>'
         panels.append(
             f'<div class="panel" data-i="{s.index}"{hidden}>'
             f'<h4>Step {s.index}: <code class="action">{h(s.action)}</code>'
             f'{f" <span class=actor>{h(s.actor)}</span>" if s.actor else ""}</h4>'
             f'<p class="note">{h(s.note)}</p>'
             + (f'<p class="args">arguments: <code>{h(_args(s.args))}</code></p>' if s.args else "")
-            + f'<h5>Changed</h5><ul class="changes">{changes}</ul>'
-            + (f'<p class="status">{h(label)} is <b>{h(status)}</b></p>' if label and status else "")
-            + verdict + "</div>")
+            + f'<h5>Changed</h5><ul class="changes">{changes}</ul>' + verdict + "</div>")
         seq.append(f'<li data-i="{s.index}" value="{s.index}"><span class="lane lane-{h(s.actor or "init")}">'
                    f'{h(s.actor or "init")}</span> {h(s.note or s.action)}</li>')
-    if base_svg is not None:
-        diagram = f'<div class="diagram cx-diagram">{prefix_ids(base_svg, f"cx{i}-")}</div>'
-    else:
-        diagram = ('<div class="diagram cx-diagram"><p class="skip">Diagram skipped: Graphviz <code>dot</code> '
-                   'is missing and no committed run-lifecycle.svg was found. Path of the run: '
-                   + " → ".join(f"{h(s)} (step {k})" for k, s in path) + "</p></div>")
-    data = {"path": path, "last": last, "prefix": f"cx{i}-", "lifecycle": "run"}
+    entity_paths = steps.paths(t)
+    lcs = [lc for lc in STEP_LIFECYCLES if any(p["lc"] == lc for p in entity_paths)]
+    lifecycles = "".join(lifecycle_panel(lc, [p for p in entity_paths if p["lc"] == lc], templates) for lc in lcs)
+    state = steps.state_data(t, m.get("variant"))
+    data = {"last": last, "prefix": f"cx{i}-", "focus": label, "paths": entity_paths}
+    diagram = sequence.to_svg(sequence.build(t), prefix=f"cx{i}-")
     return (
         f'<section class="cx" id="cx-{i}" data-cx="{i}" data-step="{last}" data-info="{h(json.dumps(data))}">'
         f'<h3>{h(cx.title)} <span class="ids">{h(", ".join(t.ids))}</span></h3>'
@@ -115,19 +125,25 @@ def cx_section(i: int, cx: Counterexample, base_svg: str | None) -> str:
         '<button type="button" data-go="prev" title="previous step (←)">◀ previous</button>'
         f'<span class="pos">step <b class="step-no">{last}</b> of {last}</span>'
         '<button type="button" data-go="next" title="next step (→)">next ▶</button>'
-        '<button type="button" data-go="last" title="last step (End)">last »</button></div>'
-        f'<div class="grid"><div class="panels">{"".join(panels)}</div>{diagram}</div>'
-        f'<h4>Sequence so far</h4><ol class="seq" start="0">{"".join(seq)}</ol></section>')
+        '<button type="button" data-go="last" title="last step (End)">last »</button>'
+        '<label class="only"><input type="checkbox" class="only-changes"> only changes</label></div>'
+        f'<div class="grid"><div class="panels">{"".join(panels)}'
+        f'<h5>The whole state after the step</h5><div class="state"></div>'
+        f'<p class="meta">Changed cells are marked; new rows are green. Task statuses: {h(state["projection"])}.</p>'
+        f'</div><div class="diagrams"><h5>Sequence</h5><div class="seq-svg">{diagram}</div>{lifecycles}</div></div>'
+        f'<script type="application/json" class="cx-state">{_json(state)}</script>'
+        f'<details class="seq-text"><summary>the sequence as text</summary>'
+        f'<ol class="seq" start="0">{"".join(seq)}</ol></details></section>')
 
 
-def cx_box(i: int, cx: Counterexample, base_svg: str | None) -> str:
-    """A counterexample, collapsed: its section is a <template> the script renders when it is opened."""
+def cx_box(i: int, cx: Counterexample, templates: dict[str, str]) -> str:
+    """A trace, collapsed: its section is a <template> the script renders when it is opened."""
     m = cx.trace.meta
     return (f'<details class="cxbox" id="cxbox-{i}" data-cx="{i}"'
             f'{filter_attrs(m.get("verdict"), cx.trace.ids, m.get("variant"), m.get("property"), m.get("message"))}>'
             f'<summary><b>{h(cx.title)}</b> <span class="ids">{h(", ".join(cx.trace.ids))}</span> '
             f'{tables.verdict_badge(m.get("verdict"))} · {len(cx.trace.steps) - 1} steps</summary>'
-            f"<template>{cx_section(i, cx, base_svg)}</template></details>")
+            f"<template>{cx_section(i, cx, templates)}</template></details>")
 
 
 CSS = """
@@ -161,17 +177,27 @@ section.cx.active{border-color:#6366f1;box-shadow:0 0 0 2px #c7d2fe}
 .panel h4{margin:4px 0}.panel h5{margin:8px 0 2px}.changes{margin:0;padding-left:18px}
 .actor{font-size:12px;background:#e0e7ff;color:#3730a3;border-radius:8px;padding:1px 7px;margin-left:6px}
 .violation-msg{background:#fef2f2;border-left:4px solid #b91c1c;padding:6px 10px}
-.diagram svg,.lifecycles svg{max-width:100%;height:auto}.skip{color:#92400e}
+.lc-svg svg,.lifecycles svg{max-width:100%;height:auto}.skip{color:#92400e}
 ol.seq{padding-left:36px;margin:4px 0}ol.seq li{margin:1px 0}
 ol.seq li.future{display:none}ol.seq li.current{background:#fef3c7;font-weight:600}
 .lane{display:inline-block;min-width:56px;font-size:11px;text-align:center;border-radius:4px;padding:0 4px;background:#e5e7eb}
 .lane-client,.lane-harness{background:#dbeafe}.lane-network{background:#fee2e2}.lane-host{background:#dcfce7}
 .lane-rest{background:#ede9fe}.lane-clock{background:#f3f4f6}
-.cx-diagram g.node.visited path,.cx-diagram g.node.visited polygon,.cx-diagram g.node.visited ellipse{fill:#fde68a;stroke:#92400e}
-.cx-diagram g.node.current path,.cx-diagram g.node.current polygon{stroke-width:3px}
-.cx-diagram g.node.violation path,.cx-diagram g.node.violation polygon{fill:#fecaca;stroke:#b91c1c;stroke-width:3px}
-.cx-diagram g.edge.taken path{stroke:#b45309;stroke-width:3px}
-.cx-diagram g.edge.taken polygon{fill:#b45309;stroke:#b45309}.cx-diagram g.edge.taken text{fill:#b45309;font-weight:700}
+.lc g.node.visited path,.lc g.node.visited polygon,.lc g.node.visited ellipse{fill:#fde68a;stroke:#92400e}
+.lc g.node.current path,.lc g.node.current polygon{stroke-width:3px}
+.lc g.node.violation path,.lc g.node.violation polygon{fill:#fecaca;stroke:#b91c1c;stroke-width:3px}
+.lc g.edge.taken path{stroke:#b45309;stroke-width:3px}
+.lc g.edge.taken polygon{fill:#b45309;stroke:#b45309}.lc g.edge.taken text{fill:#b45309;font-weight:700}
+.seq-svg{overflow:auto;max-height:560px;border:1px solid #e5e7eb;border-radius:6px;background:#fff}
+.seq-svg g.sq-step.current .sq-bg{fill:#fef3c7;stroke:#d97706}.seq-svg g.sq-step.future{opacity:.25}
+.lc{margin-top:10px}.lc h5,.diagrams h5{margin:8px 0 2px}.lc-paths{margin:2px 0;font-size:12px;color:#374151}
+.state-box{margin:4px 0 8px}.state-title{font-size:12px;color:#4b5563;font-weight:600}
+table.state-table{font-size:12px}table.state-table td,table.state-table th{padding:2px 6px;white-space:nowrap}
+table.state-table td.chg{background:#fef3c7;font-weight:700}table.state-table tr.new td,table.state-table tr.new th{background:#dcfce7}
+table.state-table tr.gone td,table.state-table tr.gone th{text-decoration:line-through;color:#9ca3af}
+.only-changes .state-box.same,.only-changes table.state-table tr.same{display:none}
+.only-changes table.state-table tr.changed td:not(.chg){color:#9ca3af}
+label.only{margin-left:8px;font-size:13px}
 .lifecycles figure{background:#fff;border:1px solid #e5e7eb;border-radius:8px;margin:12px 0;padding:8px}
 .lifecycles figcaption{font-weight:600}.lifecycles pre{background:#f3f4f6;padding:8px;overflow:auto}
 @media (max-width:720px){main{padding:4px 10px 40px}.filters{position:static}header{padding:10px 12px}.grid{grid-template-columns:minmax(0,1fr)}
@@ -185,7 +211,8 @@ SCRIPT = r"""
   var active = null;
   function info(sec) { return JSON.parse(sec.getAttribute("data-info")); }
   function byId(id) { return document.getElementById(id); }
-  // A counterexample's section, rendered from its <template> the first time it is needed.
+  // A trace's section, rendered from its <template> the first time it is needed; its lifecycle
+  // diagrams are copied from the page's one copy of each, their ids prefixed.
   function section(n) {
     var box = byId("cxbox-" + n);
     if (!box) { return null; }
@@ -193,9 +220,103 @@ SCRIPT = r"""
     if (tpl) {
       box.appendChild(tpl.content.cloneNode(true));
       box.removeChild(tpl);
-      bind(n, byId("cx-" + n));
+      var sec = byId("cx-" + n), prefix = info(sec).prefix;
+      sec.querySelectorAll(".lc").forEach(function (div) {
+        var src = byId("lc-tpl-" + div.getAttribute("data-lc")), slot = div.querySelector(".lc-svg");
+        if (!src || !slot) { return; }
+        slot.appendChild(src.content.cloneNode(true));
+        slot.querySelectorAll("[id]").forEach(function (el) { el.id = prefix + el.id; });
+      });
+      sec.stateData = JSON.parse(sec.querySelector("script.cx-state").textContent);
+      bind(n, sec);
     }
     return byId("cx-" + n);
+  }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined) { e.textContent = text; }
+    return e;
+  }
+  // The whole state after a step, one table per variable; what differs from the step before marked.
+  function renderState(sec, step) {
+    var data = sec.stateData, out = sec.querySelector(".state");
+    out.textContent = "";
+    var now = data.steps[step] || [], before = step > 0 ? data.steps[step - 1] : null;
+    data.tables.forEach(function (t, k) {
+      var rows = now[k] || {}, old = before ? (before[k] || {}) : null, changed = 0;
+      var table = el("table", "state-table"), head = el("tr");
+      table.setAttribute("data-table", t.name);
+      head.appendChild(el("th", "", t.name === "world" ? "" : t.name.replace(/s$/, "")));
+      t.columns.forEach(function (c) { head.appendChild(el("th", "", c)); });
+      var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
+      var body = el("tbody");
+      var names = Object.keys(rows);
+      if (old) { Object.keys(old).forEach(function (r) { if (!(r in rows)) { names.push(r); } }); }
+      names.forEach(function (r) {
+        var tr = el("tr"), cells = rows[r] || old[r], gone = !(r in rows), fresh = old && !(r in old) && !gone;
+        var diff = false;
+        tr.appendChild(el("th", "", r));
+        cells.forEach(function (v, c) {
+          var was = old && old[r] ? old[r][c] : v, td = el("td", "", v === "" ? "—" : v);
+          if (old && !fresh && !gone && was !== v) {
+            td.className = "chg"; td.title = "was " + (was === "" ? "—" : was); diff = true;
+          }
+          tr.appendChild(td);
+        });
+        tr.className = gone ? "gone changed" : fresh ? "new changed" : diff ? "changed" : "same";
+        changed += tr.className === "same" ? 0 : 1;
+        body.appendChild(tr);
+      });
+      table.appendChild(body);
+      var wrap = el("div", "scroll state-box" + (changed ? " changed" : " same"));
+      wrap.appendChild(el("div", "state-title", t.title));
+      wrap.appendChild(table);
+      out.appendChild(wrap);
+    });
+  }
+  // Every run's and request's path through its lifecycle, up to the step.
+  function renderLifecycles(sec, step) {
+    var d = info(sec);
+    sec.querySelectorAll(".lc").forEach(function (div) {
+      var lc = div.getAttribute("data-lc"), words = [];
+      div.querySelectorAll("g.node, g.edge").forEach(function (g) {
+        g.classList.remove("visited", "current", "violation", "taken");
+      });
+      d.paths.filter(function (p) { return p.lc === lc; }).forEach(function (p) {
+        var seen = p.path.filter(function (s) { return s[0] <= step; });
+        if (!seen.length) { return; }
+        seen.forEach(function (s, k) {
+          var g = byId(d.prefix + lc + "-" + s[1]);
+          if (g) { g.classList.add("visited"); }
+          if (k > 0) {
+            var stem = d.prefix + lc + "-edge-" + seen[k - 1][1] + "--" + s[1] + "--";
+            div.querySelectorAll('g.edge[id^="' + stem + '"]').forEach(function (e) { e.classList.add("taken"); });
+          }
+        });
+        var end = seen[seen.length - 1], now = byId(d.prefix + lc + "-" + end[1]);
+        var broke = step === d.last && (lc === "run" ? p.name === d.focus : end[0] === step);
+        if (now) { now.classList.add(broke ? "violation" : "current"); }
+        words.push((end[0] === step ? "▶ " : "") + p.name + ": " +
+                   seen.map(function (s) { return s[1]; }).join(" → "));
+      });
+      div.querySelector(".lc-paths").textContent = words.join("; ") || "not yet created";
+    });
+  }
+  // The step's events in the sequence diagram, the steps before it plain, those after faded.
+  function renderSequence(sec, step) {
+    var current = null;
+    sec.querySelectorAll("g.sq-step").forEach(function (g) {
+      var i = Number(g.getAttribute("data-i"));
+      g.classList.remove("current", "future");
+      if (i > step) { g.classList.add("future"); }
+      if (i === step) { g.classList.add("current"); current = g; }
+    });
+    var box = sec.querySelector(".seq-svg");
+    if (current && box && box.scrollHeight > box.clientHeight) {
+      var y = current.getBBox().y;
+      if (y < box.scrollTop || y > box.scrollTop + box.clientHeight - 60) { box.scrollTop = Math.max(0, y - 40); }
+    }
   }
   function show(n, step) {
     var sec = section(n);
@@ -215,22 +336,9 @@ SCRIPT = r"""
     sec.querySelector('[data-go="first"]').disabled = step <= 0;
     sec.querySelector('[data-go="next"]').disabled = step >= d.last;
     sec.querySelector('[data-go="last"]').disabled = step >= d.last;
-    var seen = d.path.filter(function (p) { return p[0] <= step; });
-    sec.querySelectorAll("g.node, g.edge").forEach(function (g) {
-      g.classList.remove("visited", "current", "violation", "taken");
-    });
-    seen.forEach(function (p, k) {
-      var g = byId(d.prefix + d.lifecycle + "-" + p[1]);
-      if (g) { g.classList.add("visited"); }
-      if (k > 0) {
-        var stem = d.prefix + d.lifecycle + "-edge-" + seen[k - 1][1] + "--" + p[1] + "--";
-        sec.querySelectorAll('g.edge[id^="' + stem + '"]').forEach(function (e) { e.classList.add("taken"); });
-      }
-    });
-    if (seen.length) {
-      var now = byId(d.prefix + d.lifecycle + "-" + seen[seen.length - 1][1]);
-      if (now) { now.classList.add(step === d.last ? "violation" : "current"); }
-    }
+    renderState(sec, step);
+    renderLifecycles(sec, step);
+    renderSequence(sec, step);
     document.querySelectorAll("section.cx.active").forEach(function (s) { s.classList.remove("active"); });
     sec.classList.add("active");
     active = n;
@@ -241,6 +349,8 @@ SCRIPT = r"""
     show(n, step);
   }
   function bind(n, sec) {
+    var only = sec.querySelector("input.only-changes");
+    only.addEventListener("change", function () { sec.classList.toggle("only-changes", only.checked); });
     sec.addEventListener("click", function (ev) {
       var b = ev.target.closest("button[data-go]");
       var step = Number(sec.getAttribute("data-step")), last = info(sec).last;
@@ -350,7 +460,7 @@ def check_sections(check: dict, check_name: str | None, cxs: list[Counterexample
 def build_page(check: dict | None, check_name: str | None, cxs: list[Counterexample], problems: list[str],
                diagrams_dir: Path) -> tuple[str, list[str]]:
     diagrams, notes = lifecycle_svgs(diagrams_dir)
-    base = run_svg(diagrams)
+    templates = step_templates(diagrams)
     parts = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              "<title>taskmodel report</title>", f"<style>{CSS}</style></head><body>"]
@@ -377,13 +487,16 @@ def build_page(check: dict | None, check_name: str | None, cxs: list[Counterexam
     parts.append(tables.filters(verdicts, area_names, id_names, variants))
     parts.append('<h2 id="properties">Properties</h2>')
     parts += check_sections(check, check_name, cxs) if check else ["<p>No check result was given.</p>"]
-    parts.append(f'<h2 id="counterexamples">Counterexamples ({len(cxs)})</h2>')
+    parts.append(f'<h2 id="counterexamples">Traces: counterexamples and witnesses ({len(cxs)})</h2>')
     if not cxs:
         parts.append("<p>No counterexample was found.</p>")
     parts.append('<p class="meta">Open one to step through it with the buttons or the arrow keys (Home and End '
-                 "jump); the URL fragment <code>#cx=N&amp;step=K</code> opens a step directly.</p>")
+                 "jump): the step's action and what it changed, the whole state after it, its place in the "
+                 "sequence diagram, and where each run and request is in its lifecycle. The URL fragment "
+                 "<code>#cx=N&amp;step=K</code> opens a step directly.</p>")
+    parts += [f'<template id="lc-tpl-{h(lc)}">{prefix_ids(text, "")}</template>' for lc, text in templates.items() if cxs]
     for i, cx in enumerate(cxs):
-        parts.append(cx_box(i, cx, base))
+        parts.append(cx_box(i, cx, templates))
     parts.append('<h2 id="lifecycles">Lifecycles</h2><div class="lifecycles">')
     for g, text, mmd in diagrams:
         body = prefix_ids(text, f"lc-{g.name}-") if text else f"<pre>{h(mmd)}</pre>"
