@@ -1,0 +1,72 @@
+"""The reference host: an MCP server on the official SDK serving the conformance tools as runs, with
+the Tasks extension, over streamable HTTP (uvicorn, loopback only) or stdio, recording its traffic."""
+from __future__ import annotations
+
+from mcp.server.mcpserver.server import MCPServer
+from mcp.server.stdio import stdio_server
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Mount, Route
+
+from .bugs import Bugs
+from .engine import Engine
+from .identity import subject_for
+from .recorder import RecordingASGI, RecordingStreams, TrafficLog
+from .tasks import TOOLS, OpenParams, TasksExtension
+
+MCP_PATH = "/mcp"
+
+
+class Host:
+    def __init__(self, log_path=None, bugs: Bugs | None = None, retention_s: float = 300.0,
+                 stdio_authorization: str | None = None):
+        self.bugs = bugs or Bugs()
+        self.log = TrafficLog(log_path) if log_path else None
+        self.engine = Engine(self.bugs, self.log.run_event if self.log else None, retention_s)
+        self.stdio_authorization = stdio_authorization
+        self.stdio_conn = "s0"
+        self.tasks = TasksExtension(self)
+        # subscriptions=False: the SDK's listen handler knows only core notification kinds; the Tasks
+        # extension's `notifications.taskIds` filter needs its own (registered below).
+        self.mcp = MCPServer("openwop-reference-host", extensions=[self.tasks], subscriptions=False,
+                             log_level="WARNING")
+        for name, (description, schema) in TOOLS.items():
+            self.mcp.add_tool(_placeholder(name), name=name, description=description)
+        self.mcp._lowlevel_server.add_request_handler("subscriptions/listen", OpenParams, self.tasks.listen)
+
+    # ---- streamable HTTP -------------------------------------------------------------------
+    def http_app(self):
+        mcp_app = self.mcp.streamable_http_app(streamable_http_path=MCP_PATH, json_response=False)
+        # runList, as the conformance suite's disconnect legs need it: the caller's tenant's runs.
+        app = Starlette(routes=[Route("/runs", self.run_list), Mount("/", app=mcp_app)],
+                        lifespan=lambda app: mcp_app.router.lifespan_context(app))
+        return RecordingASGI(app, self.log, self.engine, MCP_PATH) if self.log else app
+
+    async def run_list(self, request: Request):
+        subject = subject_for(request.headers.get("authorization"))
+        if subject is None:
+            return JSONResponse({"error": "unauthenticated"}, status_code=401)
+        runs = [{"runId": r.id, "status": r.status, "tool": r.tool, "reason": r.cancel_reason,
+                 "events": [e["type"] for e in r.log]}
+                for r in self.engine.runs.values() if r.tenant == subject.tenant and "runs:read" in subject.scopes]
+        return JSONResponse({"runs": runs})
+
+    # ---- stdio -----------------------------------------------------------------------------
+    async def serve_stdio(self) -> None:
+        low = self.mcp._lowlevel_server
+        async with stdio_server() as (read, write):
+            if self.log:
+                rec = RecordingStreams(self.log, self.engine, self.stdio_authorization or "")
+                self.stdio_conn = rec.conn
+                read, write = rec.wrap(read, write)
+            await low.run(read, write, low.create_initialization_options())
+
+
+def _placeholder(name: str):
+    """The tool as tools/list shows it. Calls never reach it: TasksExtension.intercept_tool_call runs
+    every conformance tool (as a task or a blocking call); its arguments are checked there."""
+    def tool(ms: int = 0) -> str:
+        raise RuntimeError(f"{name} is served by the Tasks extension's interceptor")
+    tool.__name__ = name.replace("-", "_")
+    return tool
