@@ -51,6 +51,7 @@ class Run:
     outcome: str = ""                  # the text of the tool result
     elicitation: tuple[str, ...] = ()  # elicitation modes the creating request declared (P-ELICIT)
     task: asyncio.Task | None = None
+    version: int = 0                   # bumped by every change; `changed` is set and replaced then
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -72,6 +73,7 @@ class Engine:
         self.interrupts: dict[str, Interrupt] = {}
         self.owners: dict[OwnerKey, str] = {}
         self.answered: set[OwnerKey] = set()
+        self.cancelled: set[OwnerKey] = set()     # requests cancelled before their response: never answered
         self.request_states: dict[str, RequestState] = {}
         self.watchers: list[Callable[[Run], None]] = []   # listen streams
 
@@ -85,6 +87,7 @@ class Engine:
         event = {"type": event_type, "seq": len(run.log), **data}
         run.log.append(event)
         self.on_event(run, event)
+        run.version += 1
         run.changed.set()
         run.changed = asyncio.Event()
         for watch in list(self.watchers):
@@ -216,15 +219,18 @@ class Engine:
 
     def request_cancelled(self, key: OwnerKey) -> None:
         """The owning request was cancelled before its whole response: cancel its run (§G.12)."""
+        if key in self.answered:
+            return
+        self.cancelled.add(key)
         run_id = self.owners.pop(key, None)
-        if run_id is None or key in self.answered or self.bugs.detach_on_disconnect:
+        if run_id is None or self.bugs.detach_on_disconnect:
             return
         run = self.runs.get(run_id)
         if run is not None:
             self.cancel(run, MCP_REQUEST_CANCELLED, f"request:{key[0]}:{key[1]}")
 
-    async def wait_change(self, run: Run, timeout: float | None = None) -> None:
-        try:
-            await asyncio.wait_for(run.changed.wait(), timeout)
-        except asyncio.TimeoutError:
-            pass
+    @staticmethod
+    async def wait_change(run: Run, seen: int) -> None:
+        """Until the run changes after version `seen` (a change during an await is not missed)."""
+        while run.version == seen:
+            await run.changed.wait()

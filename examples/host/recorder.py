@@ -23,7 +23,7 @@ FORMAT = "mcp-traffic/1"
 
 class TrafficLog:
     def __init__(self, path, server: str = "S1"):
-        self._file = open(path, "a", encoding="utf-8")
+        self._file = open(path, "w", encoding="utf-8")
         self._origin = time.monotonic()
         self._seq = 0
         self._lock = threading.Lock()
@@ -232,6 +232,10 @@ class _WriteRecorder:
 
     async def send(self, item, /):
         body = _dump(item.message)
+        if (self.rec.conn, body.get("id")) in self.rec.engine.cancelled:
+            # The SDK answers requests still in flight at EOF with -32000; a cancelled request gets no
+            # response (core §Cancellation), so this layer withholds it.
+            return
         self.rec.log.write({"event": "message", "conn": self.rec.conn, "dir": "s2c", "message": body})
         await self.inner.send(item)
         rid = body.get("id")

@@ -8,6 +8,7 @@ builders (model/wire.py), the executable statement of what a faithful host sends
 """
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -220,6 +221,11 @@ class TasksExtension(Extension):
         """A blocking call: held open while the run works, InputRequiredResult at a client wait."""
         told = False
         while True:
+            seen = run.version
+            if key in self.engine.cancelled:
+                # A cancelled request gets no response (core §Cancellation): the transport ends this
+                # handler (HTTP disconnect, stdio notifications/cancelled or EOF) once it learns of it.
+                await asyncio.Event().wait()
             if run.status in TERMINAL:
                 return self.tool_result(run)
             if run.status in ("waiting-approval", "waiting-input"):
@@ -235,13 +241,12 @@ class TasksExtension(Extension):
                 told = True      # planted (NTF-1): the v1 habit of reporting a run's cancel this way
                 await ctx.session.send_notification(_Raw(wire.server_cancelled_notification(
                     ctx.request_id, f"run {run.cancel_reason}")), related_request_id=ctx.request_id)
-            await self.engine.wait_change(run)
+            await self.engine.wait_change(run, seen)
 
     # ---- subscriptions/listen ----------------------------------------------------------------
     async def listen(self, ctx, params):
         """ISO-2: the acknowledgement leaves out what the caller cannot read; NTF-3: each notification is
         what tasks/get would return now."""
-        import asyncio
         refs = ((ctx.params or {}).get("notifications") or {}).get("taskIds") or []
         subject = self.subject(ctx)
         if refs:
