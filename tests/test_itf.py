@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
-from itf_py import trace_from_json
+from itf_py import trace_from_json, trace_to_json
 
 from verifier import counterexamples, itf
 from verifier.diagrams import trace as itf_trace
@@ -145,3 +146,91 @@ def test_a_lasso_records_its_loop(tmp_path):
     assert f"- **Loops**: the behaviour stays at step {v.loop} for ever" in md
     with pytest.raises(ValueError):
         itf.build(world_factory(cls), v.trace, {"property": "x"}, loop=len(v.trace) + 1)
+
+
+# ---- every committed trace: the ITF format of Apalache ADR-015, typed, and through itf-py and back ------
+ROOT = Path(__file__).resolve().parent.parent
+COMMITTED = sorted((ROOT / "counterexamples").glob("**/*.itf.json"), key=lambda p: p.as_posix())
+TOP = {"#meta", "params", "vars", "states", "loop"}
+
+
+def adr015_value(v, where: str) -> None:
+    """An ITF expression (ADR-015): a boolean, a string, an integer (`#bigint`; a plain JSON integer
+    is allowed but none is written), a list, a `#tup`, a `#set`, a `#map` of pairs, `#unserializable`,
+    or a record (an object with no `#` key)."""
+    if isinstance(v, (bool, str)) or (isinstance(v, int) and abs(v) < 2 ** 53):
+        return
+    assert not isinstance(v, float) and v is not None, f"{where}: {v!r} is no ITF value"
+    if isinstance(v, list):
+        for i, x in enumerate(v):
+            adr015_value(x, f"{where}[{i}]")
+        return
+    assert isinstance(v, dict), f"{where}: {v!r}"
+    tags = [k for k in v if k.startswith("#")]
+    if not tags:
+        for k, x in v.items():
+            adr015_value(x, f"{where}.{k}")
+        return
+    assert len(v) == 1 and tags[0] in ("#bigint", "#tup", "#set", "#map", "#unserializable"), f"{where}: {sorted(v)}"
+    body = v[tags[0]]
+    if tags[0] == "#bigint":
+        assert isinstance(body, str) and re.fullmatch(r"-?[0-9]+", body), f"{where}: #bigint {body!r}"
+    elif tags[0] == "#map":
+        assert isinstance(body, list) and all(isinstance(p, list) and len(p) == 2 for p in body), f"{where}: #map"
+        for i, (k, x) in enumerate(body):
+            adr015_value(k, f"{where}#key{i}")
+            adr015_value(x, f"{where}[{k!r}]")
+    elif tags[0] != "#unserializable":
+        assert isinstance(body, list), f"{where}: {tags[0]} holds {type(body).__name__}"
+        for i, x in enumerate(body):
+            adr015_value(x, f"{where}{tags[0]}[{i}]")
+
+
+def adr015_trace(data) -> None:
+    assert isinstance(data, dict) and set(data) <= TOP and {"vars", "states"} <= set(data), sorted(data)
+    assert isinstance(data.get("#meta", {}), dict)
+    assert all(isinstance(p, str) for p in data.get("params", [])) and all(isinstance(x, str) for x in data["vars"])
+    assert data["states"], "a trace has at least its initial state"
+    for i, state in enumerate(data["states"]):
+        assert set(state) - {"#meta"} == set(data["vars"]) | set(data.get("params", [])), f"state {i}: {sorted(state)}"
+        for var in data["vars"]:
+            adr015_value(state[var], f"state {i}: {var}")
+    if "loop" in data:
+        assert isinstance(data["loop"], int) and not isinstance(data["loop"], bool), "loop is an index, or absent"
+        assert 0 <= data["loop"] < len(data["states"])
+
+
+def canonical(v):
+    """A JSON value with every set's elements in one order (itf-py reads a set as a frozenset)."""
+    if isinstance(v, list):
+        return [canonical(x) for x in v]
+    if isinstance(v, dict):
+        if set(v) == {"#set"}:
+            return {"#set": sorted((canonical(x) for x in v["#set"]), key=lambda x: json.dumps(x, sort_keys=True))}
+        return {k: canonical(x) for k, x in v.items()}
+    return v
+
+
+def test_the_adr015_checker_refuses_what_is_not_itf():
+    good = {"vars": ["x"], "states": [{"x": {"#bigint": "1"}}]}
+    adr015_trace(good)
+    for bad in ({"vars": ["x"], "states": [{"x": None}]}, {"vars": ["x"], "states": [{"x": 1.5}]},
+                {"vars": ["x"], "states": [{"y": True}]}, {"vars": ["x"], "states": [{"x": {"#bigint": 3}}]},
+                {"vars": ["x"], "states": [{"x": {"#map": [["k"]]}}]}, dict(good, loop=None), dict(good, loop=1),
+                dict(good, extra=1)):
+        with pytest.raises(AssertionError):
+            adr015_trace(bad)
+
+
+@pytest.mark.skipif(not COMMITTED, reason="no committed counterexamples/**/*.itf.json")
+@pytest.mark.parametrize("path", COMMITTED, ids=[p.relative_to(ROOT).as_posix() for p in COMMITTED])
+def test_every_committed_trace_is_typed_itf_and_round_trips_through_itf_py(path):
+    data = json.loads(path.read_text(encoding="utf-8"))
+    adr015_trace(data)
+    assert_typed(data)
+    again = trace_to_json(trace_from_json(data))
+    if again.get("loop") is None and "loop" not in data:
+        again.pop("loop")
+    if not again.get("params") and "params" not in data:
+        again.pop("params")
+    assert canonical(again) == canonical(data)
