@@ -1,0 +1,66 @@
+"""Probes beyond the 13 legs: the refusals and the MRTR path the legs do not reach, so that a
+validation of the log judges NEG-2, NEG-3, WIRE-3, WIRE-4, WIRE-5 and the blocking approval flow
+on evidence rather than vacuously.
+
+    python -m examples.host.clients.probes http://127.0.0.1:8765
+"""
+from __future__ import annotations
+
+import sys
+
+from .legs import Clients, LegFailed, check, poll
+
+TERMINAL = {"completed", "failed", "cancelled"}
+
+
+def refusals(c: Clients) -> None:
+    task_id = c.alice.call("conformance-delay", {"ms": 200}).result["taskId"]
+    undeclared = c.alice.get(task_id, tasks=False)           # NEG-2: capability before lookup, 400
+    check((undeclared.status, undeclared.error.get("code")) == (400, -32021), f"undeclared get: {undeclared.status}")
+    mismatched = c.alice.get(task_id, mcp_name=task_id + "x")  # WIRE-4
+    check((mismatched.status, mismatched.error.get("code")) == (400, -32020), f"mismatched Mcp-Name: {mismatched.status}")
+    removed = c.alice.send("tasks/list")                     # WIRE-3: removed method, 404
+    check((removed.status, removed.error.get("code")) == (404, -32601), f"tasks/list: {removed.status}")
+    listen = c.alice.listen([task_id], 2, tasks=False)       # NEG-3
+    check(listen.final is not None and listen.final.get("error", {}).get("code") == -32021,
+          f"undeclared listen: {listen.messages}")
+    only = c.alice.call("conformance-task-only", tasks=False)  # a task-only tool without the extension
+    check(only.error.get("code") == -32021, f"task-only tool without the extension: {only.messages}")
+    poll(c.alice, task_id, lambda r: r["status"] in TERMINAL)
+
+
+def blocking_approval(c: Clients) -> None:
+    """A blocking approval call: InputRequiredResult, then bob's MRTR retry continues the run."""
+    first = c.alice.call("conformance-approval", tasks=False).result
+    check(first.get("resultType") == "input_required" and first.get("requestState"), f"answered {first}")
+    key = next(iter(first["inputRequests"]))
+    stale = c.bob.call("conformance-approval", tasks=False)  # a state minted for alice is not bob's
+    check(stale.result.get("resultType") == "input_required", "a fresh call is a new run")
+    retry = c.alice.send("tools/call", {"name": "conformance-approval", "arguments": {},
+                                        "inputResponses": {key: {"action": "accept", "content": {"approved": True}}},
+                                        "requestState": first["requestState"]}, tasks=False)
+    # alice is no approver: the retry owns the run but resolves nothing, so the run still waits.
+    check(retry.result.get("resultType") == "input_required", f"retry answered {retry.result}")
+
+
+PROBES = {"refusals": refusals, "blocking-approval": blocking_approval}
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
+        return 3
+    c, failed = Clients(argv[0]), 0
+    for name, probe in PROBES.items():
+        try:
+            probe(c)
+            print(f"pass  {name}")
+        except LegFailed as e:
+            failed += 1
+            print(f"FAIL  {name}: {e}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

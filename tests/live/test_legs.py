@@ -1,0 +1,42 @@
+"""The 13 legs of v2-mcp-tasks against the faithful reference host, then its recorded log validated."""
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+pytestmark = pytest.mark.live
+
+
+def _legs():
+    if importlib.util.find_spec("httpx") is None:
+        return ["(httpx not installed)"]
+    from examples.host.clients.legs import LEGS
+    return list(LEGS)
+
+
+@pytest.mark.parametrize("leg", _legs())
+def test_leg_holds_on_the_wire(faithful, leg):
+    from examples.host.clients.legs import LEGS, Clients
+    LEGS[leg](Clients(faithful.base))
+
+
+def test_probes_hold_on_the_wire(faithful):
+    from examples.host.clients.legs import Clients
+    from examples.host.clients.probes import PROBES
+    for probe in PROBES.values():
+        probe(Clients(faithful.base))
+
+
+def test_faithful_log_conforms(faithful, validate):
+    """Runs after the legs and probes (file order): the whole recorded session is a model behaviour."""
+    events = faithful.events()
+    assert sum(e["event"] == "message" for e in events) > 20, "the legs recorded nothing to validate"
+    out = validate(faithful.log)
+    assert out["result"] == "conforms", validate.explain(out)
+    assert out["matched"] == out["events"]
+    verdicts = {p["id"]: p["verdict"] for p in out["properties"]}
+    assert "refuted" not in verdicts.values()
+    # the legs reach the premises of the clauses they check
+    for rid in ("CRT-1", "ID-1", "ISO-1", "ISO-2", "UPD-1", "GET-1", "CNL-1", "OWN-2", "OWN-3", "NTF-1", "NTF-2"):
+        assert verdicts.get(rid) == "holds", (rid, verdicts.get(rid))
