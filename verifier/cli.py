@@ -17,6 +17,10 @@ EXIT_CODES = """exit codes:
 with `check --expect`: 0 exactly when every expectation of the variant is met, else 1 (4 on a fault)"""
 
 
+CLUSTER_HELP = ("auto: a local Ray cluster over this machine's cores; HOST:PORT: an existing one (`ray start "
+                "--head`); without Ray or a reachable cluster, said in one line, the local processes")
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message):
         raise UsageError(f"{self.prog}: {message}")
@@ -56,6 +60,7 @@ def build_parser() -> Parser:
     ck.add_argument("--no-symmetry", action="store_true",
                     help="bfs: do not merge states that differ only in the order independent requests were sent")
     ck.add_argument("--jobs", type=int, default=2, help="bfs: worker processes, one per scope (default 2)")
+    ck.add_argument("--cluster", default=None, metavar="auto|ADDRESS", help="bfs: search on a Ray cluster; " + CLUSTER_HELP)
     ck.add_argument("--depth", type=int, default=None,
                     help="bfs: search only behaviours of at most this many steps (proved-bounded); "
                          "Z3: the BMC bound (default 8); 1 to 1000")
@@ -87,9 +92,34 @@ def build_parser() -> Parser:
     gt.add_argument("--write", action="store_true", help="rewrite the counterexamples from this run "
                                                          "(the manifest is left as it is)")
     gt.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    gt.add_argument("--cluster", default=None, metavar="auto|ADDRESS", help="run the variants as Ray tasks; " + CLUSTER_HELP)
     gt.add_argument("--variants", nargs="+", default=None, metavar="DIR|FILE",
                     help="gate these amendments instead of the built-ins (manifest default: "
                          "counterexamples/manifest.json in the first folder given)")
+
+    sw = _parser(sub, "swarm", "swarm verification: many differently seeded, weighted and ordered searches, "
+                               "counterexamples shrunk once and stored in a shared example database")
+    sw.add_argument("--variant", default=None, help="a built-in variant name, or path/to/amendment.py[:Class]")
+    sw.add_argument("--budget", type=float, default=60.0, help="wall-clock seconds for the whole swarm (default 60)")
+    sw.add_argument("--seed", type=int, default=0, help="the swarm's seed: each search's seed derives from it")
+    sw.add_argument("--cluster", default=None, metavar="auto|ADDRESS", help=CLUSTER_HELP)
+    sw.add_argument("--jobs", type=int, default=2, help="local worker processes without --cluster (default 2)")
+    sw.add_argument("--redis", default=None, metavar="URL",
+                    help="the shared example database (redis://HOST:PORT/DB; default $TASKMODEL_REDIS); "
+                         "without one, a folder database under OUT/swarm-db")
+    sw.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    sw.add_argument("--out", default="out", help="where the result JSON is written (default out/)")
+    sw.add_argument("--counterexamples", default=None, metavar="DIR",
+                    help="where counterexample folders are written (default OUT/counterexamples)")
+    sw.add_argument("--no-counterexamples", action="store_true", help="write no counterexample folders")
+
+    va = _parser(sub, "validate", "check a recorded MCP traffic log (schemas/traffic-log.schema.json) against the model")
+    va.add_argument("log", help="the log, JSON Lines")
+    va.add_argument("--map", default=None, metavar="MAP.json", help="the mapping of bearer tokens, tenants and tools "
+                                                                    "to the model's Subjects, tenants and tools")
+    va.add_argument("--variant", default=None, help="validate against a built-in variant or path/to/amendment.py[:Class]")
+    va.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    va.add_argument("--budget", type=float, default=60.0, help="wall-clock seconds (default 60); running out is undetermined")
 
     _parser(sub, "rules", "the rules and parameters an amendment may change")
 
@@ -125,7 +155,7 @@ def main(argv=None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        if args.command == "check" and args.counterexamples is None and not args.no_counterexamples:
+        if args.command in ("check", "swarm") and args.counterexamples is None and not args.no_counterexamples:
             from pathlib import Path
             args.counterexamples = str(Path(args.out) / "counterexamples")
         if getattr(args, "no_counterexamples", False):

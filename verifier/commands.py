@@ -515,6 +515,11 @@ def cmd_gate(args) -> int:
     return run_gate(args)
 
 
+def cmd_swarm(args) -> int:
+    from .cluster.swarm import run_swarm
+    return run_swarm(args)
+
+
 def cmd_diagrams(args) -> int:
     try:
         from .diagrams import main as diagrams_main
@@ -529,3 +534,8 @@ def cmd_report(args) -> int:
     except ImportError:
         raise UsageError("taskmodel: the report is not available in this build") from None
     return report_main(args.rest)
+
+
+def cmd_validate(args) -> int:
+    from .validate.command import cmd_validate as run
+    return run(args)

@@ -129,5 +129,28 @@ def open_pool(cluster: str | None, workers: int | None = None):
     got = ray_pool(cluster, workers) if cluster else None
     if got is not None:
         return got
-    from ..engines.partition import LocalPool
+    try:
+        from ..engines.partition import LocalPool
+    except ImportError:          # TEMPORARY until verifier.engines.partition lands
+        return _Processes(workers)
     return LocalPool(workers)
+
+
+class _Processes:
+    def __init__(self, workers=None):
+        from concurrent.futures import ProcessPoolExecutor
+        self.workers = workers or os.cpu_count() or 1
+        self._pool = ProcessPoolExecutor(self.workers)
+
+    def map(self, fn, items):
+        return list(self._pool.map(fn, items))
+
+    def close(self):
+        self._pool.shutdown()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
