@@ -5,7 +5,7 @@ one step; what the host does on receipt is `host.receive`.
 """
 from __future__ import annotations
 
-from . import wire
+from . import identity, wire
 from .actions import Product, Union, action
 from .host import receive
 from .state import Request
@@ -145,6 +145,11 @@ def _task_refs(world, server):
             refs.append((r.server, tid))
             if "~2F" in tid:
                 refs.append((r.server, tid.replace("~2F", "%2F")))
+                # The same opaque segment under another tenant: names no run, so a host that looks
+                # tasks up by the opaque segment alone answers for a run it was not asked about.
+                other = next((t for t in world.params.tenants if t != r.tenant), None)
+                if other is not None and "/" in r.id:
+                    refs.append((r.server, identity.project(f"{other}/{identity.opaque(r.id)}")))
     # Fabricated ids (well-formed but never issued; malformed): one probe of each is enough.
     used = {q.task_ref for q in world.requests.values()}
     for s, serves in world.params.servers:

@@ -1,0 +1,266 @@
+"""Mutation analysis: does the catalogue notice a simple bug in the model's host and client code?
+
+    .venv/bin/python benchmarks/mutation.py [--files model/host.py ...] [--limit N] [--seed S] [--jobs J]
+        [--bfs-budget S] [--composed-states N] [--chunks N] [--list] [--json FILE]
+
+Each mutant is one edit of one file's syntax tree: a negated condition, a flipped comparison or
+boolean operator, a deleted call or attribute assignment (among them every `world.append` and
+`world.emit`), a swapped constant (a number off by one, a boolean flipped, a status name replaced by
+the next). It is loaded by an import hook in a process of its own, so the working tree is never
+written, and checked the way `taskmodel check` would at a short budget, cheapest first, stopping at
+the first kill:
+
+1. the exhaustive search of the host's properties at `host-small` (complete in seconds);
+2. a deterministic Hypothesis exploration of the default instance (scenario stories, then
+   `--chunks` chunks), which reaches what that scope cannot (REST, stdio, the clock, other tenants);
+3. the exhaustive search of the harness's properties at `composed-small`, capped at a number of states.
+
+Outcomes, against the same checks of the unmutated model:
+- killed: an asserted property refuted (its trace replays) that the unmutated model does not refute;
+- crashed: a fault (the model raising at run time), an import error, or the process outlasting its time;
+- vacuous: nothing refuted, but a premise the unmutated model reaches is never reached, or a witness
+  it reaches is not: the check would exit 2, not 0;
+- survived: every verdict as for the unmutated model. docs/mutation.md classifies the survivors.
+Functions that only tell a step in words (`_say*`) and docstrings are not mutated.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.abc
+import importlib.util
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = ("model/host.py", "model/rules.py", "model/clients.py", "model/wire.py", "model/projection.py",
+         "model/rest.py", "model/network.py", "model/harness.py")
+STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
+FLIP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt,
+        ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+NARRATION = re.compile(r"^_?say")
+
+
+# ---- mutants -------------------------------------------------------------------------------------
+def _sites(tree):
+    """[(line, what, apply)] in a fixed order: the same source always gives the same mutants."""
+    out = []
+    skip = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and NARRATION.match(f.name) for n in ast.walk(f)}
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            out.append((node.test.lineno, "negated condition", lambda n=node: setattr(
+                n, "test", ast.UnaryOp(ast.Not(), n.test))))
+        elif isinstance(node, ast.Compare) and type(node.ops[0]) in FLIP:
+            new = FLIP[type(node.ops[0])]
+            out.append((node.lineno, f"{type(node.ops[0]).__name__} -> {new.__name__}",
+                        lambda n=node, new=new: n.ops.__setitem__(0, new())))
+        elif isinstance(node, ast.BoolOp):
+            other = ast.Or if isinstance(node.op, ast.And) else ast.And
+            out.append((node.lineno, f"{type(node.op).__name__} -> {other.__name__}",
+                        lambda n=node, o=other: setattr(n, "op", o())))
+        elif isinstance(node, ast.Constant) and not isinstance(getattr(node, "parent", None), ast.Expr):
+            v = node.value
+            if isinstance(v, bool):
+                out.append((node.lineno, f"{v} -> {not v}", lambda n=node: setattr(n, "value", not n.value)))
+            elif isinstance(v, int) and v in (0, 1, 2):
+                out.append((node.lineno, f"{v} -> {1 - v if v < 2 else 1}",
+                            lambda n=node: setattr(n, "value", 1 - n.value if n.value < 2 else 1)))
+            elif v in STATUSES:
+                new = STATUSES[(STATUSES.index(v) + 1) % len(STATUSES)]
+                out.append((node.lineno, f"{v!r} -> {new!r}", lambda n=node, new=new: setattr(n, "value", new)))
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list):
+                continue
+            for i, st in enumerate(stmts):
+                if _deletable(st):
+                    out.append((st.lineno, f"deleted `{ast.unparse(st).splitlines()[0][:60]}`",
+                                lambda body=stmts, i=i: body.__setitem__(i, ast.copy_location(ast.Pass(), body[i]))))
+    return out
+
+
+def _deletable(st) -> bool:
+    if isinstance(st, ast.Expr):
+        return isinstance(st.value, ast.Call)
+    if isinstance(st, ast.AugAssign):
+        return True
+    return isinstance(st, ast.Assign) and all(isinstance(t, (ast.Attribute, ast.Subscript)) for t in st.targets)
+
+
+def _tree(path: str):
+    tree = ast.parse((ROOT / path).read_text(), path)
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            child.parent = node
+    return tree
+
+
+def mutants(path: str) -> list[tuple[int, str]]:
+    return [(line, what) for line, what, _ in _sites(_tree(path))]
+
+
+def mutated_code(path: str, index: int):
+    tree = _tree(path)
+    _sites(tree)[index][2]()
+    return compile(ast.fix_missing_locations(tree), str(ROOT / path), "exec")
+
+
+class _Hook(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Loads one module from a mutated syntax tree instead of its file."""
+
+    def __init__(self, module: str, code):
+        self.module, self.code = module, code
+
+    def find_spec(self, name, path=None, target=None):
+        if name != self.module:
+            return None
+        spec = importlib.util.spec_from_loader(name, self, origin=self.code.co_filename)
+        spec.has_location = True
+        return spec
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        exec(self.code, module.__dict__)
+
+
+# ---- one check (in the child process) ------------------------------------------------------------
+def check(args) -> dict:
+    """Verdicts of each stage, or {"crashed": why}. The unmutated model when args.index < 0."""
+    if args.index >= 0:
+        sys.meta_path.insert(0, _Hook(args.file[:-3].replace("/", "."), mutated_code(args.file, args.index)))
+    from properties.base import load_catalogue
+    from verifier.engines import bfs
+    from verifier.explore import explore
+    catalogue = list(load_catalogue().values())
+    host, harness = bfs.split_catalogue(catalogue)
+    asserted = {p.name for p in catalogue if p.asserted}
+    out = {}
+
+    def stop_at_kill(search, _frontier):         # a refutation found: no later verdict can matter
+        if set(search.found) & asserted and args.index >= 0:
+            raise bfs._Stop
+
+    stages = (("host-small", lambda: bfs.run_bfs(None, scope="host-small", props=host, budget=args.bfs_budget,
+                                                  progress=stop_at_kill)),
+              ("hypothesis", lambda: explore(None, budget=600, seed=args.seed, chunks=args.chunks)),
+              ("composed-small", lambda: bfs.run_bfs(None, scope="composed-small", props=harness, budget=600,
+                                                      max_states=args.composed_states, progress=stop_at_kill)))
+    for name, run in stages:
+        r = run()
+        out[name] = {"verdicts": {v.name: v.verdict for v in r.verdicts}, "faults": [f.line() for f in r.faults]}
+        if args.index >= 0 and (r.faults or any(v.verdict == "refuted" for v in r.verdicts)):
+            break
+    return out
+
+
+# ---- the run (in the parent) ---------------------------------------------------------------------
+def classify(base: dict, got: dict) -> tuple[str, str]:
+    """(outcome, why) of a mutant's checks against the unmutated model's."""
+    if "crashed" in got:
+        return "crashed", got["crashed"]
+    for stage, r in got.items():
+        before = base[stage]["verdicts"]
+        new = [n for n, v in r["verdicts"].items() if v == "refuted" and before.get(n) != "refuted"]
+        if new:
+            return "killed", f"{stage}: {', '.join(sorted(new))}"
+    for stage, r in got.items():
+        if r["faults"]:
+            return "crashed", f"{stage}: {r['faults'][0]}"
+    for stage, r in got.items():
+        before = base[stage]["verdicts"]
+        lost = [n for n, v in r["verdicts"].items() if (v, before.get(n)) in
+                (("vacuous", "proved"), ("vacuous", "holds"), ("unreached", "reached"))]
+        if lost:
+            return "vacuous", f"{stage}: {', '.join(sorted(lost))}"
+    return "survived", ""
+
+
+def run_child(opts, file: str, index: int) -> dict:
+    cmd = [sys.executable, __file__, "--child", file, str(index), "--seed", str(opts.seed), "--chunks",
+           str(opts.chunks), "--bfs-budget", str(opts.bfs_budget), "--composed-states", str(opts.composed_states)]
+    limit = opts.bfs_budget + 300
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, cwd=ROOT,
+                              env={"PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"})
+    except subprocess.TimeoutExpired:
+        return {"crashed": f"outlasted {limit:.0f} s"}
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"crashed": f"exit {proc.returncode}: {tail[:120]}"}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--files", nargs="+", default=list(FILES))
+    ap.add_argument("--limit", type=int, default=None, help="check a sample of N mutants (drawn with --seed)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--chunks", type=int, default=6, help="Hypothesis chunks of examples per mutant")
+    ap.add_argument("--bfs-budget", type=float, default=30.0)
+    ap.add_argument("--composed-states", type=int, default=20_000,
+                    help="distinct states of the capped composed-small search (a state cap, not a time cap, so "
+                         "the same mutant always gets the same verdicts)")
+    ap.add_argument("--list", action="store_true", help="list the mutants, check none")
+    ap.add_argument("--json", help="write every mutant's outcome to this file")
+    ap.add_argument("--child", nargs=2, metavar=("FILE", "INDEX"), help=argparse.SUPPRESS)
+    opts = ap.parse_args(argv)
+    if opts.child:
+        opts.file, opts.index = opts.child[0], int(opts.child[1])
+        sys.path.insert(0, str(ROOT))
+        print(json.dumps(check(opts)))
+        return 0
+    bad = [f for f in opts.files if not (ROOT / f).is_file() or not f.endswith(".py")]
+    if bad or (opts.limit is not None and opts.limit < 1) or opts.jobs < 1 or opts.chunks < 1:
+        print(f"mutation: bad option: {', '.join(bad) or 'limit, jobs and chunks are at least 1'}", file=sys.stderr)
+        return 3
+    todo = [(f, i, line, what) for f in opts.files for i, (line, what) in enumerate(mutants(f))]
+    if opts.limit is not None and opts.limit < len(todo):
+        todo = sorted(random.Random(opts.seed).sample(todo, opts.limit))
+    if opts.list:
+        for f, _, line, what in todo:
+            print(f"{f}:{line}: {what}")
+        return 0
+    started = time.monotonic()
+    base = run_child(opts, opts.files[0], -1)
+    if "crashed" in base:
+        print(f"mutation: the unmutated model does not check: {base['crashed']}", file=sys.stderr)
+        return 4
+    results = []
+    with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        for (f, i, line, what), got in zip(todo, pool.map(lambda t: run_child(opts, t[0], t[1]), todo)):
+            outcome, why = classify(base, got)
+            results.append({"file": f, "line": line, "mutation": what, "outcome": outcome, "why": why})
+            print(f"{outcome:8s} {f}:{line}: {what}  {why}", file=sys.stderr, flush=True)
+    report(results, time.monotonic() - started)
+    if opts.json:
+        Path(opts.json).write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+def report(results, seconds: float) -> None:
+    kinds = ("killed", "crashed", "vacuous", "survived")
+    print(f"{'file':22s} " + " ".join(f"{k:>8s}" for k in kinds) + "    total")
+    for f in sorted({r["file"] for r in results}) + ["all"]:
+        mine = [r for r in results if f in ("all", r["file"])]
+        print(f"{f:22s} " + " ".join(f"{sum(r['outcome'] == k for r in mine):8d}" for k in kinds) + f" {len(mine):8d}")
+    caught = sum(r["outcome"] != "survived" for r in results)
+    print(f"{caught} of {len(results)} mutants detected ({100 * caught / max(1, len(results)):.0f}%) in {seconds:.0f} s")
+    for r in results:
+        if r["outcome"] == "survived":
+            print(f"survived: {r['file']}:{r['line']}: {r['mutation']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
