@@ -274,7 +274,7 @@ class RecordingStreams:
         if self._ended:
             return
         self._ended = True
-        for rid in list(self.open_ids):
-            self.engine.request_cancelled((self.conn, rid))
         self.log.write({"event": "close", "conn": self.conn, "how": "dropped" if self.open_ids else "closed",
                         "by": "client"})
+        for rid in list(self.open_ids):          # after the close: the cause before its effects
+            self.engine.request_cancelled((self.conn, rid))

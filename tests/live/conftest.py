@@ -117,9 +117,9 @@ class Validator:
             pytest.skip("validate not built yet")
         return command
 
-    def __call__(self, log: Path, *extra: str, budget: float = 60) -> dict:
+    def __call__(self, log: Path, *extra: str, budget: float = 60, mapping: Path = MAPPING) -> dict:
         """`taskmodel validate LOG --map mapping.json --json`: the parsed object, its exit code checked."""
-        proc = subprocess.run([*self.command(), "validate", str(log), "--map", str(MAPPING), "--json",
+        proc = subprocess.run([*self.command(), "validate", str(log), "--map", str(mapping), "--json",
                                "--budget", str(budget), *extra], cwd=ROOT, capture_output=True, text=True,
                               timeout=budget + 60)
         assert proc.stdout.strip(), f"validate printed nothing (exit {proc.returncode}): {proc.stderr[-1000:]}"
