@@ -1,0 +1,113 @@
+"""`taskmodel validate`: check a recorded MCP traffic log against the model and its catalogue.
+
+`validate_log(log, mapping, variant=None, budget=60)` reads the log (`schemas/traffic-log.schema.json`)
+and the mapping file, matches the log event by event against the model (`search`, `events`),
+checks the host's catalogue along the matched behaviour, and answers `conforms`, `diverges` (the
+first divergence: where, what the model allowed, the requirement broken or "not a behaviour of the
+model") or `undetermined` (a budget or cap hit, or nothing checkable). Bad input raises `LogError`.
+"""
+from __future__ import annotations
+
+import time
+
+from .log import LogError, read_log, read_mapping
+from .result import Divergence, ValidationResult
+
+# The validator's instance: the model's Subjects, clients and servers (model/params.py), with the
+# exploration bounds lifted: a real session makes as many requests, runs and ticks as it likes.
+UNBOUNDED = dict(max_requests=10 ** 9, max_runs=10 ** 9, max_effects=10 ** 9, max_time=10 ** 9, max_interrupts=None,
+                 max_pauses=None, retry_reserve=0)
+NOT_A_BEHAVIOUR = "not a behaviour of the model"
+
+__all__ = ["validate_log", "ValidationResult", "Divergence", "LogError", "resolve_variant"]
+
+
+def resolve_variant(spec):
+    """None (the baseline), a built-in variant's name, an amendment file, or an Amendment class."""
+    if spec is None or spec == "baseline" or isinstance(spec, type):
+        return None if spec in (None, "baseline") else spec
+    from model.amend import AmendmentError
+    from model.variants import resolve
+    try:
+        return resolve(spec)
+    except AmendmentError as e:
+        raise LogError(str(e).splitlines()[0]) from None
+
+
+def make_world(variant):
+    from model.params import Params
+    from model.world import World
+    base = Params().with_(**UNBOUNDED)
+    params = variant.make_params(base) if variant is not None else base
+    return World(params, variant() if variant is not None else None)
+
+
+def host_properties():
+    """The host's catalogue (the harness's judges a client harness a log does not have), less
+    liveness: a finite log cannot show what is owed for ever."""
+    from properties.base import load_catalogue
+    from ..engines.bfs import split_catalogue
+    host, _ = split_catalogue(load_catalogue().values())
+    return [p for p in host if p.kind != "liveness"]
+
+
+def validate_log(log, mapping: dict | str | None = None, variant=None, budget: float = 60.0,
+                 keep_origins: bool = False, diagnose: bool = True) -> ValidationResult:
+    """Validate `log` (a path or an iterable of lines) against the model (or `variant`)."""
+    from .events import LogMatcher
+    from .search import Stop
+    mapping = read_mapping(mapping) if mapping is not None else {"tokens": {}}
+    header, events = read_log(log)
+    cls = resolve_variant(variant)
+    name = getattr(cls, "name", "baseline") if cls is not None else "baseline"
+    run_events = bool((header or {}).get("run_events")) or any(e.kind == "run" for e in events)
+    props = host_properties()
+    deadline = time.monotonic() + budget
+    m = LogMatcher(make_world(cls), props, mapping, run_events, deadline, keep_origins, events)
+    checkable = [e for e in events if e.kind in ("message", "close") or (e.kind == "run" and run_events)]
+    res = ValidationResult("conforms", len(events), 0, variant=name)
+    if not checkable:
+        res.result, res.reason = "undetermined", "nothing checkable: the log has no message, close or run event"
+        return res
+    matched, stop = 0, None
+    try:
+        for ev in events:
+            m.feed(ev)
+            if all(c.violation is not None for c in m.cands):
+                break
+            matched += 1
+        else:
+            m.index = events[-1].index
+            m.finish()
+    except Stop as e:
+        stop = e
+    res.matched, res.steps, res.candidates = matched, m.steps, len(m.cands)
+    best = next((c for c in m.cands if c.violation is None), m.cands[0])
+    res.properties = _verdicts(props, best)
+    at = events[min(m.index, len(events) - 1)]
+    if stop is not None and stop.kind == "undetermined":
+        res.result, res.reason = "undetermined", stop.reason
+    elif stop is not None:
+        res.result = "diverges"
+        res.divergence = Divergence(at.index, at.line, at.data, stop.allowed, None, f"{NOT_A_BEHAVIOUR}: {stop.reason}")
+        if diagnose:
+            from .diagnose import explain
+            explain(res, events, mapping, cls, at, budget=max(1.0, min(budget, deadline - time.monotonic() + 10)))
+    elif best.violation is not None:
+        index, prop, message = best.violation
+        res.result = "diverges"
+        res.divergence = Divergence(at.index, at.line, at.data, [], prop.ids[0],
+                                    f"the matched behaviour breaks {prop.name} ({', '.join(prop.ids)}): {message}")
+    return res
+
+
+def _verdicts(props, cand) -> list[dict]:
+    out = []
+    broken = cand.violation[1].name if cand.violation is not None else None
+    for p in props:
+        if not p.asserted:
+            continue
+        verdict = "refuted" if p.name == broken else (
+            "holds" if p.premise is None or p.name in cand.reached else "vacuous")
+        out.append({"id": p.ids[0], "ids": list(p.ids), "property": p.name, "verdict": verdict})
+    return out

@@ -1,0 +1,134 @@
+"""Reading a traffic log and its mapping file, validated on input.
+
+A log is JSON Lines (`schemas/traffic-log.schema.json`); each line is checked against the schema
+definition its `event` names, so a bad line gets one message about that line, not the whole
+`oneOf`. Beyond the schema, the order a recorder owes: a header only on line 1, a connection
+opened once before any message or close on it, nothing on it after its close. Any problem is a
+`LogError` naming the line (the command prints it in one line, exit 3).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "traffic-log.schema.json"
+EVENTS = ("header", "open", "message", "close", "run")
+SUBJECTS = ("alice", "bob", "carol", "mallory")
+
+# The mapping file ties a real host's identities to the model instance's (model/params.py).
+MAPPING_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["tokens"],
+    "properties": {
+        "server": {"enum": ["S1", "S2"]},
+        # Optional: the model server each HTTP path is (a host with a Tasks mount and a plain one).
+        "mounts": {"type": "object", "additionalProperties": {"enum": ["S1", "S2"]}},
+        "tokens": {"type": "object", "additionalProperties": {"enum": list(SUBJECTS)}},
+        "tenants": {"type": "object", "additionalProperties": {"enum": ["acme", "beta"]}},
+        "tools": {"type": "object", "additionalProperties": {"enum": ["flow", "task-only", "bad-args"]}},
+        # Optional: the Subject a stdio session speaks for (stdio carries no bearer token).
+        "stdio": {"enum": list(SUBJECTS)},
+        # Optional: methods outside the model's vocabulary to pass over (e.g. a transport's ping).
+        "ignore": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
+
+class LogError(ValueError):
+    """Bad input: the message is one line naming the file and line."""
+
+
+@dataclass(frozen=True)
+class Event:
+    index: int      # 0-based among the log's events (the header is not an event)
+    line: int       # 1-based line of the file
+    data: dict
+
+    @property
+    def kind(self) -> str:
+        return self.data["event"]
+
+
+@lru_cache(maxsize=1)
+def _validators() -> dict[str, Draft202012Validator]:
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    defs = schema["$defs"]
+    return {name: Draft202012Validator({"$defs": defs, "$ref": f"#/$defs/{name}"}) for name in EVENTS}
+
+
+def _where(error) -> str:
+    path = "/".join(str(p) for p in error.absolute_path)
+    return f"at {path}: " if path else ""
+
+
+def read_log(source, name: str = "log") -> tuple[dict | None, list[Event]]:
+    """(header or None, events) of a path or an iterable of lines; a LogError on bad input."""
+    if isinstance(source, (str, Path)):
+        name = str(source)
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise LogError(f"{name}: cannot read: {e.__class__.__name__}: {e}") from None
+        lines = text.splitlines()
+    else:
+        lines = [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in source]
+    validators = _validators()
+    header, events = None, []
+    opened: dict[str, str] = {}       # conn -> "open" | "closed"
+    for n, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except (json.JSONDecodeError, RecursionError) as e:
+            raise LogError(f"{name}:{n}: not JSON: {getattr(e, 'msg', e)}") from None
+        if not isinstance(data, dict):
+            raise LogError(f"{name}:{n}: an event is a JSON object, not {type(data).__name__}")
+        kind = data.get("event")
+        if kind not in EVENTS:
+            raise LogError(f"{name}:{n}: unknown event {kind!r} (one of {', '.join(EVENTS)})")
+        error = best_match(validators[kind].iter_errors(data))
+        if error is not None:
+            raise LogError(f"{name}:{n}: {kind} event {_where(error)}{error.message}"[:300])
+        if kind == "header":
+            if header is not None or events:
+                raise LogError(f"{name}:{n}: a header may only be the first line")
+            header = data
+            continue
+        conn = data.get("conn")
+        if kind == "open":
+            if conn in opened:
+                raise LogError(f"{name}:{n}: connection {conn!r} opened twice")
+            opened[conn] = "open"
+        elif kind in ("message", "close"):
+            if conn not in opened:
+                raise LogError(f"{name}:{n}: {kind} on connection {conn!r} before its open event")
+            if opened[conn] == "closed":
+                raise LogError(f"{name}:{n}: {kind} on connection {conn!r} after its close event")
+            if kind == "close":
+                opened[conn] = "closed"
+        events.append(Event(len(events), n, data))
+    return header, events
+
+
+def read_mapping(source) -> dict:
+    """The mapping file (a path, or an already loaded dict), validated; a LogError on bad input."""
+    name = "mapping"
+    if isinstance(source, (str, Path)):
+        name = str(source)
+        try:
+            source = json.loads(Path(source).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as e:
+            raise LogError(f"{name}: cannot read: {e.__class__.__name__}: {e}") from None
+        except json.JSONDecodeError as e:
+            raise LogError(f"{name}:{e.lineno}: not JSON: {e.msg}") from None
+    error = best_match(Draft202012Validator(MAPPING_SCHEMA).iter_errors(source))
+    if error is not None:
+        raise LogError(f"{name}: mapping {_where(error)}{error.message}"[:300])
+    return source

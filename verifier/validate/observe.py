@@ -1,0 +1,269 @@
+"""Observed messages seen as the model sees them.
+
+Two halves:
+- `decode`: a client-to-server request as sent on a connection -> the model client action that
+  sends exactly that request (method, task reference and its form, inputResponses keys,
+  declarations, the Mcp-Name header, transport, the Subject behind the bearer token), or
+  `NotGenerated` when no model client sends a request of that form;
+- `shape`: a server-to-client message -> its normalised projection (result type, status, error
+  code, taskId, inputRequests keys, notification kind), with ids left as slots that `unify`
+  binds through the candidate's `Bindings`. Free text (messages, timestamps, statusMessage) and
+  the tool's own content are not compared.
+"""
+from __future__ import annotations
+
+from model import wire
+from model.clients import FABRICATED
+
+from .ids import Bindings, in_form, raw_of
+
+NEVER_ISSUED_KEY = "acme/i-neverissuedneverissued"      # the model's probe of a key never issued
+TASK_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
+REMOVED = ("tasks/list", "tasks/result")
+# Task fields a host may add or leave out without the model's caring (free text and hints).
+OPTIONAL_TASK_KEYS = frozenset({"statusMessage", "pollIntervalMs", "_meta"})
+
+
+class NotGenerated(Exception):
+    """The observed request is of a form the model's clients never send."""
+
+
+# ---- requests ----------------------------------------------------------------------------------
+def _caps(params: dict) -> tuple[bool, tuple[str, ...]]:
+    meta = params.get("_meta")
+    if not isinstance(meta, dict) or wire.META_CLIENT_CAPABILITIES not in meta or wire.META_PROTOCOL_VERSION not in meta:
+        raise NotGenerated("a request without the _meta core requires (clientCapabilities, protocolVersion)")
+    caps = meta[wire.META_CLIENT_CAPABILITIES] or {}
+    tasks = wire.TASKS_EXT in (caps.get("extensions") or {})
+    return tasks, tuple(sorted(caps.get("elicitation") or {}))
+
+
+def _model_ref(ref, ids: Bindings) -> str:
+    """The model task reference standing for a real one, in the same form."""
+    if not isinstance(ref, str):
+        raise NotGenerated(f"a taskId that is not a string ({ref!r})")
+    raw, form = raw_of(ref)
+    if form in ("literal", "raw"):          # not a projected id: decodes to no run, as the model's malformed probe
+        return FABRICATED[1]
+    got = ids.to_model("run", raw)
+    if got is None:                          # well-formed, naming no run the log has shown
+        return FABRICATED[0] if form == "projected" else FABRICATED[0].replace("~2F", "%2F")
+    return in_form(got, form)
+
+
+def _model_key(key: str, ids: Bindings, run) -> str:
+    raw, form = raw_of(key)
+    got = ids.to_model("interrupt", raw)
+    if got is None or run is None or got not in run.interrupts:
+        return NEVER_ISSUED_KEY if form == "raw" else in_form(NEVER_ISSUED_KEY, form)
+    return in_form(got, form)
+
+
+def decode(world, msg: dict, conn, ids: Bindings, mapping: dict):
+    """(action, args, listen_refs) of the model client action sending `msg` on `conn`; listen_refs
+    is the task list of a subscriptions/listen (the model's listen action names every known task;
+    the validator gives it the observed ones)."""
+    method, params = msg.get("method"), msg.get("params") or {}
+    subject = conn.subject
+    if subject is None:
+        raise NotGenerated(conn.no_subject)
+    clients = {world.params.client_subject(c).name: c for c in world.params.clients}
+    client, server, transport = clients[subject], conn.server, conn.transport
+    if method == "notifications/cancelled":
+        raise AssertionError("a notification is not decoded here")
+    if method == "server/discover":
+        _http_only(transport, method)
+        return "discover", dict(client=client, server=server), None
+    declare, modes = _caps(params)
+    want = () if subject == "carol" else tuple(sorted(wire.ELICITATION_MODES))
+    if modes != want:
+        raise NotGenerated(f"{subject}'s client declaring elicitation modes {list(modes)} (the model's declares "
+                           f"{list(want)})")
+    if method in REMOVED:
+        _http_only(transport, method)
+        return "unsupported", dict(client=client, server=server, method=method), None
+    if method == "tools/call":
+        return _decode_call(world, params, client, server, transport, declare, ids, mapping)
+    if method in TASK_METHODS:
+        ref = params.get("taskId")
+        mref = _model_ref(ref, ids)
+        header_ok = transport != "http" or conn.headers.get("mcp-name") == ref
+        if transport == "stdio" and not declare:
+            raise NotGenerated(f"a {method} over stdio without declaring the Tasks extension")
+        if transport == "stdio" and conn.headers.get("mcp-name") not in (None, ref):
+            raise NotGenerated(f"a {method} over stdio with a mismatched Mcp-Name")
+        if transport == "http" and not header_ok and not declare:
+            raise NotGenerated(f"a {method} with a mismatched Mcp-Name that also does not declare the Tasks extension")
+        args = dict(client=client, server=server, ref=mref, transport=transport, declare=declare, header_ok=header_ok)
+        if method == "tasks/update":
+            answers = params.get("inputResponses")
+            if not isinstance(answers, dict) or len(answers) != 1:
+                raise NotGenerated("a tasks/update answering other than exactly one inputRequests key")
+            (key, answer), = answers.items()
+            action = (answer or {}).get("action") if isinstance(answer, dict) else None
+            if action not in ("accept", "decline", "cancel"):
+                raise NotGenerated(f"a tasks/update answer with action {action!r}")
+            run = world.runs.get(raw_of(mref)[0])
+            args.update(key=_model_key(key, ids, run), response=action)
+        name = {"tasks/get": "tasks_get", "tasks/update": "tasks_update", "tasks/cancel": "tasks_cancel"}[method]
+        return name, args, None
+    if method == "subscriptions/listen":
+        _http_only(transport, method)
+        refs = ((params.get("notifications") or {}).get("taskIds"))
+        if not isinstance(refs, list):
+            raise NotGenerated("a subscriptions/listen without notifications.taskIds")
+        return "listen", dict(client=client, server=server, declare=declare), [_model_ref(r, ids) for r in refs]
+    raise NotGenerated(f"method {method!r}")
+
+
+def _http_only(transport, method):
+    if transport != "http":
+        raise NotGenerated(f"{method} over {transport} (the model's clients send it over streamable HTTP)")
+
+
+def _decode_call(world, params, client, server, transport, declare, ids, mapping):
+    tools = mapping.get("tools") or {}
+    name = params.get("name")
+    tool = tools.get(name, name if name in ("flow", "task-only", "bad-args") else None)
+    if tool is None:
+        raise NotGenerated(f"tools/call of tool {name!r}, which the mapping does not name")
+    if "requestState" in params or "inputResponses" in params:
+        return _decode_retry(world, params, client, transport, declare, ids)
+    if tool == "bad-args":
+        _http_only(transport, "tools/call of bad-args")
+        return "call_tool_bad_args", dict(client=client, server=server, declare=declare), None
+    return "call_tool", dict(client=client, server=server, transport=transport, declare=declare, tool=tool), None
+
+
+def _decode_retry(world, params, client, transport, declare, ids):
+    token = params.get("requestState")
+    mtoken = ids.to_model("token", token) if isinstance(token, str) else None
+    rs = world.request_states.get(mtoken) if mtoken else None
+    if rs is None:
+        raise NotGenerated("an MRTR retry echoing a requestState the host never sent")
+    prev = world.requests[rs.request]
+    result = (prev.response or {}).get("result") or {}
+    answers = params.get("inputResponses") or {}
+    keys = [raw_of(k)[0] for k in answers]
+    want = [ids.to_real("interrupt", k) for k in result.get("inputRequests") or {}]
+    if sorted(map(str, keys)) != sorted(map(str, want)):
+        raise NotGenerated("an MRTR retry answering other keys than the inputRequests it echoes")
+    actions = {(a or {}).get("action") if isinstance(a, dict) else None for a in answers.values()}
+    if len(actions) != 1 or not actions <= {"accept", "decline", "cancel"}:
+        raise NotGenerated("an MRTR retry answering its input requests with different or unknown actions")
+    expect = prev.transport if prev.transport == "http" or (client, prev.server) in world.stdio_open else "http"
+    if transport != expect:
+        raise NotGenerated(f"an MRTR retry over {transport} of a call made over {prev.transport}")
+    return "mrtr_retry", dict(client=client, answers=prev.id, response=actions.pop(), declare=declare), None
+
+
+# ---- what the server sends ---------------------------------------------------------------------
+def _slot(kind: str, value) -> tuple:
+    if not isinstance(value, str):
+        return ("$lit", repr(value))
+    if kind == "token":
+        return ("$id", kind, value, "raw")
+    return ("$id", kind, *raw_of(value))
+
+
+def _input_requests(reqs) -> tuple:
+    if not isinstance(reqs, dict):
+        return ("$lit", repr(reqs))
+    return tuple((_slot("interrupt", k), (v or {}).get("method"), ((v or {}).get("params") or {}).get("mode", "form"))
+                 for k, v in reqs.items())
+
+
+def _task(t: dict) -> tuple:
+    status = t.get("status")
+    result = t.get("result") if isinstance(t.get("result"), dict) else {}
+    error = t.get("error") if isinstance(t.get("error"), dict) else {}
+    return ("task", _slot("run", t.get("taskId")), status, t.get("ttlMs") is None,
+            _input_requests(t["inputRequests"]) if "inputRequests" in t else None,
+            result.get("isError") if status == "completed" else None,
+            error.get("code") if status == "failed" else None,
+            tuple(sorted(set(t) - OPTIONAL_TASK_KEYS)))
+
+
+def shape(msg: dict) -> tuple:
+    """The normalised projection of a server-to-client message (see the module's docstring)."""
+    if "method" in msg:
+        method, params = msg["method"], msg.get("params") or {}
+        if method == "notifications/tasks":
+            return ("note", method, _task(params))
+        if method == "notifications/subscriptions/acknowledged":
+            ids = (params.get("notifications") or {}).get("taskIds") or []
+            return ("note", method, tuple(_slot("run", t) for t in ids))
+        return ("note", method)
+    if "error" in msg:
+        return ("error", (msg.get("error") or {}).get("code"))
+    res = msg.get("result") or {}
+    kind = res.get("resultType")
+    if kind == "task":
+        return ("result", "task", _task(res))
+    if kind == "input_required":
+        return ("result", kind, _input_requests(res.get("inputRequests")), _slot("token", res.get("requestState")))
+    if "taskId" in res:
+        return ("result", kind, _task(res))
+    if "supportedVersions" in res:
+        exts = ((res.get("capabilities") or {}).get("extensions") or {})
+        return ("result", kind, "discover", wire.TASKS_EXT in exts)
+    if "content" in res:
+        return ("result", kind, "tool", bool(res.get("isError")))
+    return ("result", kind, tuple(sorted(set(res) - {"_meta"})))
+
+
+def unify(observed, model, ids: Bindings):
+    """The bindings under which the observed shape equals the model's (a copy when it binds
+    anything new), or None when they differ."""
+    new: list = []
+    if not _unify(observed, model, ids, new):
+        return None
+    if not new:
+        return ids
+    out = ids.copy()
+    for kind, real, mod in new:
+        out.bind(kind, real, mod)
+    return out
+
+
+def _unify(a, b, ids, new) -> bool:
+    if type(a) is not tuple or type(b) is not tuple:
+        return a == b
+    if a and a[0] == "$id":
+        if not (b and b[0] == "$id" and a[1] == b[1] and a[3] == b[3]):
+            return False
+        kind, real, mod = a[1], a[2], b[2]
+        if a[3] == "literal":
+            return real == mod
+        for k, r, m in new:
+            if k == kind and (r == real or m == mod):
+                return r == real and m == mod
+        if ids.to_model(kind, real) == mod:
+            return True
+        if not ids.can_bind(kind, real, mod):
+            return False
+        new.append((kind, real, mod))
+        return True
+    return len(a) == len(b) and all(_unify(x, y, ids, new) for x, y in zip(a, b))
+
+
+def describe(msg: dict) -> str:
+    """A message in a few words, for `allowed` and reasons."""
+    s = shape(msg)
+    if s[0] == "note":
+        if s[1] == "notifications/tasks":
+            return f"notifications/tasks status {s[2][2]}"
+        return s[1]
+    if s[0] == "error":
+        return f"error {s[1]}"
+    if s[1] in ("task", "complete") and len(s) > 2 and isinstance(s[2], tuple) and s[2] and s[2][0] == "task":
+        t = s[2]
+        what = "CreateTaskResult" if s[1] == "task" else "tasks/get result"
+        return f"{what} status {t[2]}" + (f" isError={t[5]}" if t[5] is not None else "")
+    if s[1] == "input_required":
+        return f"InputRequiredResult ({len(s[2])} input request(s))"
+    if len(s) > 2 and s[2] == "tool":
+        return f"CallToolResult isError={str(s[3]).lower()}"
+    if len(s) > 2 and s[2] == "discover":
+        return f"DiscoverResult {'with' if s[3] else 'without'} the Tasks extension"
+    return f"result {s[1]} {list(s[2]) if len(s) > 2 else ''}".strip()

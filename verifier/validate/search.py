@@ -1,0 +1,270 @@
+"""Matching a log against the model: a set of candidate model states, stepped event by event.
+
+As in TLA+ trace validation, the log is read in order and every candidate is a model state
+consistent with what was read so far. A client's request is the model client action that sends
+exactly it (`observe.decode`), applied to each candidate; a close is the network's disconnect or
+delivery; a server message, and a run event when the log has them, must be one the model emitted
+or appended. Between observed events the host may take internal steps the log does not show
+(host progress, interrupts, completion, clock ticks): when no candidate explains the next
+observation as it stands, a breadth-first search over the model's enabled internal moves (on
+`model.snapshot` clones, deduplicated by fingerprint) looks for the states that do, level by
+level, and keeps every state of the first level that has one (internal steps are placed as late
+as the log allows).
+
+What the model emitted and the log has not shown yet waits in per-request queues (per-run for
+run events); a connection closing while the model still owes it a message rules that candidate
+out. With run events in the log, host steps that append to a run's log happen only when the log
+shows their first event; without them, the host's internal steps are left free (the steps that
+only act on the outside world, effects and child runs, are left out: nothing on the wire shows
+them).
+
+Every property of the host's catalogue is checked on every step taken; a candidate whose
+behaviour breaks one keeps the violation, and the answer is read from the candidates left at the
+end (see `verifier.validate.validate_log`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from model.actions import load_all
+from model.snapshot import clone, fingerprint
+
+from .ids import Bindings
+from .observe import describe
+
+# Host steps that only act on the outside world or make runs no message names: with no run
+# events in the log nothing shows them, so a search for a message never needs them.
+SILENT = frozenset({"run_effect", "run_compensate", "run_spawn"})
+INTERNAL_ACTORS = ("host", "clock")
+
+
+class Stop(Exception):
+    """The search gave up: a budget or cap (undetermined), or a divergence."""
+
+    def __init__(self, kind: str, reason: str, allowed=(), requirement=None, prop=None):
+        super().__init__(reason)
+        self.kind, self.reason, self.allowed, self.requirement, self.prop = kind, reason, list(allowed), requirement, prop
+
+
+@dataclass
+class Conn:
+    transport: str
+    subject: str | None
+    headers: dict
+    server: str
+    no_subject: str = ""
+    requests: list = field(default_factory=list)    # model request ids sent on it, in order
+    s2c: int = 0                                     # server messages seen on it
+
+
+class Cand:
+    """One model state consistent with the log so far."""
+    __slots__ = ("world", "ids", "out", "runq", "violation", "reached", "origin")
+
+    def __init__(self, world, ids, out, runq, violation, reached, origin):
+        self.world = world
+        self.ids: Bindings = ids
+        self.out: dict = out          # model request id -> tuple of (message, origin) emitted, not yet seen
+        self.runq: dict = runq        # model run id -> tuple of (event, status, origin) appended, not yet seen
+        self.violation = violation    # (event index, property, message) of the first property broken
+        self.reached = reached        # frozenset of property names whose premise was reached
+        self.origin = origin          # (pre-state, action, args, listen refs) of the last step, or None
+
+    def but(self, **kw) -> "Cand":
+        c = Cand(self.world, self.ids, self.out, self.runq, self.violation, self.reached, self.origin)
+        for k, v in kw.items():
+            setattr(c, k, v)
+        return c
+
+
+class Matcher:
+    def __init__(self, world, props, mapping: dict, run_events: bool, deadline: float, keep_origins: bool, events,
+                 max_depth: int = 6, max_states: int = 20000, max_candidates: int = 512):
+        self.props = props
+        self.events = events
+        self.asserted = {p.name for p in props if p.asserted}
+        self.mapping = mapping
+        self.run_events = run_events
+        self.deadline = deadline
+        self.keep = keep_origins
+        self.max_depth, self.max_states, self.max_candidates = max_depth, max_states, max_candidates
+        self.table = load_all()
+        self.internal = [n for n, a in self.table.items() if a.actor in INTERNAL_ACTORS
+                         and (run_events or n not in SILENT)]
+        self.cands = [Cand(world, Bindings(mapping.get("tenants")), {}, {}, None, frozenset(), None)]
+        self.conns: dict[str, Conn] = {}
+        self.reqs: dict[tuple, str] = {}     # (conn, JSON-RPC id) -> model request id
+        self.ignored: set = set()            # (conn, JSON-RPC id) of requests passed over
+        self.steps = 0
+        self.index = 0                       # the event being matched
+
+    # ---- stepping the model ------------------------------------------------------------------
+    def _step(self, cand: Cand, name: str, args: dict, refs=None, in_place=False) -> Cand:
+        """The candidate after one model step (on a clone unless `in_place`), its emissions queued
+        and the catalogue checked."""
+        w = cand.world if in_place else clone(cand.world)
+        if refs is None:
+            step = w.apply(name, args, check=False)
+        else:       # listen names every task the model knows of; give it the observed ones instead
+            w.memo = _seeded(w, f"task_refs:{args['server']}", [(args["server"], r) for r in refs])
+            try:
+                step = w.apply(name, args, check=False)
+            finally:
+                del w.memo
+        self.steps += 1
+        origin = (cand.world, name, args, refs) if self.keep and not in_place else None
+        out = cand.out
+        if step.emitted:
+            out = dict(out)
+            for k, (qid, msg) in enumerate(step.emitted):
+                if qid is not None and qid in w.requests:
+                    out[qid] = out.get(qid, ()) + ((msg, (origin, k)),)
+        runq = cand.runq
+        if step.events and self.run_events:
+            runq = dict(runq)
+            for k, (rid, e) in enumerate(step.events):
+                runq[rid] = runq.get(rid, ()) + ((e, w.runs[rid].status, (origin, k)),)
+        violation, reached = cand.violation, cand.reached
+        for p in self.props:
+            if p.premise is not None and p.name not in reached and p.premise(w, step):
+                reached = reached | {p.name}
+            if violation is None and p.name in self.asserted:
+                msg = p.check(w, step)
+                if msg:
+                    violation = (self.index, p, msg)
+        return Cand(w, cand.ids, out, runq, violation, reached, origin)
+
+    def _internal_moves(self, world, focus=None):
+        """The enabled internal moves; with `focus` (runs, requests), only those on them (and the
+        clock): moves on other runs wait until an observation of their own needs them."""
+        for name in self.internal:
+            for args in self.table[name].moves(world):
+                if focus is not None and not _on(world, args, focus):
+                    continue
+                yield name, args
+
+    def search(self, goal, words: str, allow_events: bool, focus=None):
+        """Replace the candidates by those that explain one observation. `goal(cand)` is a list of
+        candidates after it (empty when it is contradicted there) or None when the candidate has
+        not yet produced what the observation needs. `focus(world)` names the runs and requests the
+        observation is about: the search first moves only those, then, if that explains nothing,
+        everything to a shallower depth."""
+        direct, waiting, expected = [], [], []
+        for c in self.cands:
+            got = goal(c)
+            if got is None:
+                waiting.append(c)
+            elif got:
+                direct.extend(got)
+            else:
+                expected.append(c)
+        if direct:
+            self.cands = self._capped(direct)
+            return
+        passes = [(focus, self.max_depth), (None, 2)] if focus is not None else [(None, self.max_depth)]
+        deep = False
+        for f, depth in passes:
+            found, deep = self._bfs(goal, waiting, expected, allow_events, f, depth, words)
+            if found:
+                self.cands = self._capped(found)
+                return
+        allowed = self._allowed(expected, waiting)
+        raise Stop("diverges", f"the model cannot produce {words}" + (" (search depth reached)" if deep else ""),
+                   allowed)
+
+    def _bfs(self, goal, roots, expected, allow_events, focus, max_depth, words):
+        """(the candidates of the first level that explains the observation, whether the depth bound
+        was what stopped the search)."""
+        frontier, seen, states = roots, set(), 0
+        for _ in range(max_depth):
+            found, nxt = [], []
+            for c in frontier:
+                runs_reqs = focus(c.world) if focus is not None else None
+                for name, args in self._internal_moves(c.world, runs_reqs):
+                    if time.monotonic() > self.deadline:
+                        raise Stop("undetermined", f"budget ran out searching for {words}")
+                    child = self._step(c, name, args)
+                    states += 1
+                    appended = child.runq is not c.runq
+                    if appended and not allow_events:
+                        continue          # a step the log would show as a run event, and does not
+                    f = (fingerprint(child.world, rename=False), _queued(child))
+                    if f in seen:
+                        continue
+                    seen.add(f)
+                    got = goal(child)
+                    if got is None and appended:
+                        got = []          # it appended, but not the event the log shows next
+                    if got is None:
+                        nxt.append(child)
+                    elif got:
+                        found.extend(got)
+                    else:
+                        expected.append(child)
+                    if states > self.max_states:
+                        raise Stop("undetermined", f"more than {self.max_states} model states searched for {words}")
+            if found:
+                return found, False
+            frontier = nxt
+            if not frontier:
+                return [], False
+        return [], True
+
+    def _capped(self, cands):
+        if len(cands) > self.max_candidates:
+            seen, out = set(), []
+            for c in cands:
+                f = (fingerprint(c.world, rename=False), _queued(c))
+                if f not in seen:
+                    seen.add(f)
+                    out.append(c)
+            cands = out
+        if len(cands) > self.max_candidates:
+            raise Stop("undetermined", f"more than {self.max_candidates} model states fit the log")
+        return cands
+
+    def _allowed(self, expected, waiting) -> list[str]:
+        out: list[str] = []
+        for c in expected[:20]:
+            for qid, queue in c.out.items():
+                if queue:
+                    text = f"{qid}: {describe(queue[0][0])}"
+                    if text not in out:
+                        out.append(text)
+            for rid, queue in c.runq.items():
+                if queue:
+                    text = f"{rid}: {queue[0][0]['type']}"
+                    if text not in out:
+                        out.append(text)
+        if not out:
+            for c in waiting[:5]:
+                for name, args in self._internal_moves(c.world):
+                    text = self.table[name].say(c.world, args)
+                    if text not in out:
+                        out.append(text)
+        return out[:12]
+
+
+def _on(world, args, focus) -> bool:
+    runs, requests = focus
+    if "run" in args:
+        return args["run"] in runs
+    if "request" in args:
+        return args["request"] in requests or world.requests[args["request"]].run in runs
+    if "interrupt" in args:
+        return world.interrupts[args["interrupt"]].run in runs
+    return True
+
+
+def _seeded(world, key, value):
+    """The world's memo, answering `key` with `value` whatever the state (see `Matcher._step`)."""
+    real = type(world).memo
+
+    def memo(name, k, build):
+        return value if name == key else real(world, name, k, build)
+    return memo
+
+
+def _queued(c: Cand) -> tuple:
+    return (tuple((k, len(v)) for k, v in c.out.items() if v), tuple((k, len(v)) for k, v in c.runq.items() if v))
