@@ -136,3 +136,20 @@ class Validator:
 @pytest.fixture
 def validate():
     return Validator()
+
+
+@pytest.fixture
+def check_schema():
+    """Every line of a recorded log validates against schemas/traffic-log.schema.json."""
+    import jsonschema
+    schema = json.loads((ROOT / "schemas" / "traffic-log.schema.json").read_text())
+    checker = jsonschema.Draft202012Validator(schema)
+
+    def check(log: Path) -> int:
+        lines = log.read_text().splitlines()
+        for n, line in enumerate(lines, 1):
+            errors = list(checker.iter_errors(json.loads(line)))
+            assert not errors, f"{log.name}:{n}: {errors[0].message[:300]}"
+        assert json.loads(lines[0])["event"] == "header"
+        return len(lines)
+    return check

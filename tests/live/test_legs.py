@@ -28,8 +28,9 @@ def test_probes_hold_on_the_wire(faithful):
         probe(Clients(faithful.base))
 
 
-def test_faithful_log_conforms(faithful, validate):
+def test_faithful_log_conforms(faithful, validate, check_schema):
     """Runs after the legs and probes (file order): the whole recorded session is a model behaviour."""
+    check_schema(faithful.log)
     events = faithful.events()
     assert sum(e["event"] == "message" for e in events) > 20, "the legs recorded nothing to validate"
     out = validate(faithful.log)

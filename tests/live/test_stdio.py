@@ -14,7 +14,7 @@ MAPPING = Path(__file__).resolve().parents[2] / "examples" / "host" / "mapping.j
 pytestmark = pytest.mark.live
 
 
-def test_stdio_cancel_and_eof(tmp_path, validate):
+def test_stdio_cancel_and_eof(tmp_path, validate, check_schema):
     from examples.host.clients.mcp_client import StdioClient
     log = tmp_path / "stdio.jsonl"
     s = StdioClient("tok-alice-3f9c2a", str(log))
@@ -29,6 +29,7 @@ def test_stdio_cancel_and_eof(tmp_path, validate):
     held = s.send("tools/call", {"name": "conformance-cancellable", "arguments": {}}, tasks=False)
     time.sleep(0.3)
     assert s.close() == 0
+    check_schema(log)
     events = [json.loads(line) for line in log.read_text().splitlines()]
     answered = {e["message"].get("id") for e in events if e["event"] == "message" and e["dir"] == "s2c"}
     assert cancelled not in answered and held not in answered

@@ -198,10 +198,14 @@ def disconnect_before_response_cancels(c: Clients) -> None:
 def disconnect_after_response_keeps_run(c: Clients) -> None:
     """§G.13 (negative 5): once CreateTaskResult was sent, the connection closing changes nothing; the
     task is read completed on a new connection."""
-    task_id = c.alice.call("conformance-delay", {"ms": 500}).result["taskId"]   # the exchange then closes
+    answer = c.alice.drop_after_response("tools/call", {"name": "conformance-delay", "arguments": {"ms": 500}})
+    task_id = answer["result"]["taskId"]              # read whole, then the connection was cut
     done = poll(c.alice, task_id, lambda r: r["status"] in TERMINAL)
     check(done["status"] == "completed", f"read {done['status']} after a disconnect that followed the answer")
     check("run.cancelling" not in run_of(c.alice, task_id)["events"], "the run was cancelled")
+    blocking = c.alice.drop_after_response("tools/call", {"name": "conformance-delay", "arguments": {"ms": 50}},
+                                           tasks=False)  # a blocking call's final result, then the cut
+    check(blocking["result"].get("isError") is False, f"the blocking call answered {blocking}")
 
 
 def no_notifications_cancelled(c: Clients) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -138,17 +139,42 @@ class HttpClient:
                         break
         return ex
 
-    def drop(self, method: str, params: dict, after: float, *, tasks: bool = True) -> None:
-        """Send the request on a raw socket and close the connection `after` seconds, response unread."""
+    def _raw(self, method: str, params: dict, tasks: bool) -> tuple[tuple[str, int], bytes]:
         _, body = self._body(method, params, tasks, True)
         data = json.dumps(body).encode()
         host, port = self.base.split("//", 1)[1].split(":")
         head = "".join(f"{k}: {v}\r\n" for k, v in self._headers(method, params, None).items())
-        raw = (f"POST /mcp HTTP/1.1\r\nhost: {host}:{port}\r\n{head}content-length: {len(data)}\r\n\r\n").encode()
-        with socket.create_connection((host, int(port))) as s:
-            s.sendall(raw + data)
+        raw = f"POST /mcp HTTP/1.1\r\nhost: {host}:{port}\r\n{head}content-length: {len(data)}\r\n\r\n"
+        return (host, int(port)), raw.encode() + data
+
+    @staticmethod
+    def _reset(s: socket.socket) -> None:
+        """Close with SO_LINGER 0: a TCP reset, the connection cut rather than ended."""
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+    def drop(self, method: str, params: dict, after: float, *, tasks: bool = True) -> None:
+        """Send the request on a raw socket and cut the connection `after` seconds, response unread."""
+        address, request = self._raw(method, params, tasks)
+        with socket.create_connection(address) as s:
+            s.sendall(request)
             time.sleep(after)
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            self._reset(s)
+
+    def drop_after_response(self, method: str, params: dict, *, tasks: bool = True) -> dict:
+        """Send the request, read its whole JSON response, then cut the connection: the JSON-RPC answer."""
+        address, request = self._raw(method, params, tasks)
+        with socket.create_connection(address, timeout=30) as s:
+            s.sendall(request)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += s.recv(65536)
+            head, body = data.split(b"\r\n\r\n", 1)
+            length = int(next(line.split(b":", 1)[1] for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length:")))
+            while len(body) < length:
+                body += s.recv(65536)
+            self._reset(s)
+        return json.loads(body[:length])
 
     def runs(self) -> list[dict]:
         """runList (the host's REST surface): the caller's tenant's runs, with their log event kinds."""
