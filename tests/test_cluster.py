@@ -28,7 +28,7 @@ ENV = {**os.environ, "PYTHONHASHSEED": "0", "RAY_USAGE_STATS_ENABLED": "0",
        # The test cluster listens on loopback only and lives for the module: no token to hand round.
        "RAY_AUTH_MODE": "disabled"}
 # Small enough for the default run, long enough (a few seconds a task) to kill a worker mid-task.
-SETTINGS = {"seed": 0, "chunks": 2, "examples_per_chunk": 25, "steps": 40, "budget_cap": 120, "bfs": False}
+SETTINGS = {"seed": 0, "chunks": 2, "examples_per_chunk": 15, "steps": 40, "budget_cap": 120, "bfs": False}
 VARIANTS = ["baseline", "detach-on-disconnect", "rest-and-update-both-resolve"]
 
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None or not (BIN / "ray").exists(),
@@ -131,10 +131,10 @@ def taskmodel(*args, cwd=ROOT, **kw) -> subprocess.CompletedProcess:
                           timeout=300, **kw)
 
 
-def _gate_args(folder: Path, *extra, variants=VARIANTS) -> list[str]:
+def _gate_args(folder: Path, *extra, variants=VARIANTS, settings=SETTINGS) -> list[str]:
     manifest = folder / "counterexamples" / "manifest.json"
     manifest.parent.mkdir(parents=True)
-    manifest.write_text(json.dumps({"settings": SETTINGS, "variants": {}}))
+    manifest.write_text(json.dumps({"settings": settings, "variants": {}}))
     return ["gate", "--record", "--manifest", str(manifest), "--only", *variants, *extra]
 
 
@@ -159,6 +159,19 @@ def test_gate_on_the_cluster_writes_the_local_manifest(cluster, local_gate, tmp_
     assert got.returncode in (0, 2), got.stderr
     assert "on 2 Ray workers" in got.stdout, got.stdout + got.stderr      # it ran on the cluster
     assert tree(tmp_path) == local_gate
+
+
+@needs_ray
+@pytest.mark.slow
+def test_gate_with_the_exhaustive_search_on_the_cluster_writes_the_local_manifest(cluster, tmp_path):
+    settings = {**SETTINGS, "bfs": True}
+    variants = ["second-advertisement", "detach-on-disconnect"]
+    here = taskmodel(*_gate_args(tmp_path / "local", variants=variants, settings=settings))
+    there = taskmodel(*_gate_args(tmp_path / "ray", "--cluster", cluster[0], variants=variants, settings=settings))
+    assert here.returncode in (0, 2) and there.returncode in (0, 2), here.stderr + there.stderr
+    manifest = json.loads((tmp_path / "ray" / "counterexamples" / "manifest.json").read_text())
+    assert all(v["bfs"]["host-small"]["complete"] for v in manifest["variants"].values())
+    assert tree(tmp_path / "ray") == tree(tmp_path / "local")
 
 
 @needs_ray
@@ -189,7 +202,7 @@ def test_swarm_stores_its_counterexamples_in_redis_and_they_replay(cluster, redi
     from verifier import itf
     from verifier.cluster import store
     from verifier.reproduce import reproduce
-    got = taskmodel("swarm", "--variant", "detach-on-disconnect", "--budget", "8", "--cluster", cluster[0],
+    got = taskmodel("swarm", "--variant", "detach-on-disconnect", "--budget", "5", "--cluster", cluster[0],
                     "--redis", redis_url, "--out", str(tmp_path / "one"), "--json")
     assert got.returncode == 1, got.stderr                    # refuted, as check says it
     result = json.loads(got.stdout)["results"][0]
@@ -203,7 +216,7 @@ def test_swarm_stores_its_counterexamples_in_redis_and_they_replay(cluster, redi
         meta, steps = itf.load(value.decode())
         out = reproduce(meta["variant"], meta["property"], steps, meta.get("scope"))
         assert out.violation is not None and len(out.violation.history) == len(steps)
-    again = taskmodel("swarm", "--variant", "detach-on-disconnect", "--budget", "2", "--redis", redis_url,
+    again = taskmodel("swarm", "--variant", "detach-on-disconnect", "--budget", "1", "--redis", redis_url,
                       "--out", str(tmp_path / "two"), "--json")
     assert again.returncode == 1, again.stderr
     assert json.loads(again.stdout)["results"][0]["bounds"]["replayed_from_database"] >= len(stored)

@@ -202,22 +202,29 @@ def _bounded(job: Job) -> Report:
 
 
 def shrink_one(item):
-    """(spec, Found) -> the Found shrunk by replay, or None when it does not replay (in a worker)."""
+    """(spec, Found, seconds) -> the Found shrunk by replay within `seconds` (else as replayed), or
+    None when it does not replay (in a worker)."""
     from properties.base import load_catalogue
 
+    from ..explore import _until
+    from ..machine import OutOfBudget
     from ..replay import run_trace, shrink
     from ..reproduce import make_world
-    spec, found = item
+    spec, found, seconds = item
     catalogue = list(load_catalogue().values())
     make = make_world(_variant(spec), found.scope)
     out = run_trace(make, found.moves, catalogue, found.prop)
     if out.violation is None:
         return None
-    hist = out.violation.history
-    small, _ = shrink(make, [(s.action, s.args) for s in hist], [s.created for s in hist], catalogue, found.prop)
-    again = run_trace(make, small, catalogue, found.prop)
-    best = again.violation if again.violation is not None and len(again.violation.history) <= len(hist) \
-        else out.violation
+    hist, best = out.violation.history, out.violation
+    try:
+        small, _ = shrink(_until(make, time.monotonic() + seconds), [(s.action, s.args) for s in hist],
+                          [s.created for s in hist], catalogue, found.prop)
+        again = run_trace(make, small, catalogue, found.prop)
+        if again.violation is not None and len(again.violation.history) <= len(hist):
+            best = again.violation
+    except OutOfBudget:
+        pass                        # the budget is spent: the trace stands as found
     return Found(found.prop, [(s.action, dict(s.args)) for s in best.history], found.scope, best.message, found.by)
 
 
@@ -253,8 +260,8 @@ def run_swarm(args) -> int:
     spec = _spec(args.variant)
     catalogue = list(load_catalogue().values())
     db, where = store.open_database(args.redis, Path(args.out) / "swarm-db")
-    started = time.monotonic()
     with open_pool(args.cluster, None if args.cluster else args.jobs) as pool:
+        started = time.monotonic()        # the budget is the searches', not the cluster's start
         workers = getattr(pool, "workers", args.jobs)
         stored = _stored(db, variant, name, catalogue)
         composed = variant is None or getattr(variant, "harness_rules", None) is not None
@@ -263,7 +270,8 @@ def run_swarm(args) -> int:
         kinds = {p.name: p.kind for p in catalogue}
         found = [f for r in reports for f in r.found]
         groups = distinct([f for f in found if kinds[f.prop] != "witness"])
-        shrunk = [f for f in pool.map(shrink_one, [(spec, f) for f in groups]) if f is not None]
+        left = max(1.0, args.budget - (time.monotonic() - started)) * 0.8
+        shrunk = [f for f in pool.map(shrink_one, [(spec, f, left) for f in groups]) if f is not None]
     final = distinct(shrunk + stored)
     result, saved = _result(variant, name, spec, final, found, reports, catalogue, db, args, started)
     result.bounds = {"searches": len(jobs), "random": sum(j.kind == "random" for j in jobs),
