@@ -260,3 +260,46 @@ def test_a_thousand_traces_open_quickly(browser, tmp_path):
     finally:
         ctx.close()
     assert took < 15, f"the page of 1,000 traces took {took:.1f} s to open one"
+
+
+# Pairs of text elements (not lines of one label) whose boxes, as Chromium lays them out at the
+# SVG's own size, overlap by more than a pixel across and two down (a label's lines share a group).
+OVERLAPS = """() => { const out = [];
+document.querySelectorAll("div[data-name]").forEach(d => {
+  const r = Array.from(d.querySelectorAll("text")).filter(t => t.textContent.trim())
+    .map(t => [t.textContent, t.getBoundingClientRect(), t.parentNode]);
+  for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++) {
+    if (r[i][2] === r[j][2]) { continue; }
+    const a = r[i][1], b = r[j][1];
+    const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (w > 1 && h > 2) { out.push(d.getAttribute("data-name") + ": " + r[i][0] + " / " + r[j][0]); }
+  }
+}); return out; }"""
+
+
+def test_no_generated_svg_has_overlapping_labels(browser, tmp_path):
+    """What `taskmodel diagrams` writes (the lifecycles, the highlighted path beside every committed
+    trace) and the report's sequence diagram of every committed trace."""
+    from verifier import diagrams
+    from verifier.diagrams import sequence, trace
+    root = Path(__file__).resolve().parent.parent
+    drawn: dict[str, str] = {}
+    if svg.dot_path() is not None:
+        plans = [diagrams.plan_lifecycles(tmp_path / "d"), diagrams.plan_traces(root / "counterexamples")]
+        drawn.update((p.as_posix(), text) for plan in plans for p, text in plan.files.items() if p.suffix == ".svg")
+    traces = diagrams.trace_files(root / "counterexamples")
+    drawn.update((f"{p.relative_to(root).as_posix()} (sequence)", sequence.to_svg(sequence.build(trace.load(p))))
+                 for p in traces)
+    if not drawn:
+        pytest.skip("no SVG to check: Graphviz `dot` is missing and no trace is committed")
+    body = "".join(f'<div data-name="{name}">{svg.inline(text)}</div>' for name, text in sorted(drawn.items()))
+    (tmp_path / "all.html").write_text(f"<!DOCTYPE html><html><body>{body}</body></html>", encoding="utf-8")
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    try:
+        pg.goto((tmp_path / "all.html").as_uri())
+        assert pg.locator("svg text").count() > 100
+        found = pg.evaluate(OVERLAPS)
+    finally:
+        ctx.close()
+    assert not found, f"{len(found)} overlapping label(s): " + "; ".join(found[:5])

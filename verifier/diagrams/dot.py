@@ -27,7 +27,7 @@ def to_dot(graph: Graph) -> str:
         HEADER,
         f"digraph {q(graph.name)} {{",
         f"  graph [rankdir={graph.direction}, fontname={q(FONT)}, fontsize=14, labelloc=t, "
-        f"label={q(graph.title)}, nodesep=0.35, ranksep=0.45, bgcolor=\"white\"];",
+        f"label={q(graph.title)}, nodesep=0.6, ranksep=0.45, bgcolor=\"white\"];",
         f"  node [shape=box, style=\"rounded,filled\", fontname={q(FONT)}, fontsize=11, penwidth=1.2];",
         f"  edge [fontname={q(FONT)}, fontsize=9, arrowsize=0.7];",
     ]
