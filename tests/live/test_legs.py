@@ -41,3 +41,15 @@ def test_faithful_log_conforms(faithful, validate, check_schema):
     # the legs reach the premises of the clauses they check
     for rid in ("CRT-1", "ID-1", "ISO-1", "ISO-2", "UPD-1", "GET-1", "CNL-1", "OWN-2", "OWN-3", "NTF-1", "NTF-2"):
         assert verdicts.get(rid) == "holds", (rid, verdicts.get(rid))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("leg", _legs())
+def test_each_leg_log_conforms(start_host, validate, check_schema, leg):
+    """Each leg on a host of its own: its log alone is a behaviour of the model."""
+    from examples.host.clients.legs import LEGS, Clients
+    host = start_host(name=leg)
+    LEGS[leg](Clients(host.base))
+    check_schema(host.log)
+    out = validate(host.log)
+    assert out["result"] == "conforms", validate.explain(out)
