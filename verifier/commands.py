@@ -411,6 +411,11 @@ def _run_engine(engine: str, variant, args, strict: bool):
             beat.beat(f"bfs {name} at {s.scope.name}: {s.generated} states generated, {s.distinct} distinct, "
                       f"{queued} queued, depth {s.depth}, {s.distinct / max(s.elapsed, 1e-9):.0f} states/s")
         try:
+            if getattr(args, "cluster", None):
+                from .cluster.check import bfs_on_cluster
+                got = bfs_on_cluster(variant, args, progress)
+                if got is not None:
+                    return got
             return engines.run("bfs", variant, scope=args.scope, symmetry=not args.no_symmetry, jobs=args.jobs,
                                budget=args.bfs_budget, progress=progress, max_depth=args.depth, shadow=True)
         except ScopeError as e:

@@ -100,7 +100,10 @@ class RayPool:
             done, _ = ray.wait(list(pending), num_returns=1)
             for ref in done:
                 del pending[ref]
-        return ray.get(refs)      # a task's own exception is raised here, as a local pool raises it
+        try:
+            return ray.get(refs)
+        except ray.exceptions.RayTaskError as e:   # the task's own exception, as a local pool raises it
+            raise (e.cause if isinstance(e.cause, BaseException) else e) from None
 
     def close(self) -> None:
         if self.ray.is_initialized():
