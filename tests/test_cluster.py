@@ -205,6 +205,8 @@ def test_swarm_stores_its_counterexamples_in_redis_and_they_replay(cluster, redi
     got = taskmodel("swarm", "--variant", "detach-on-disconnect", "--budget", "5", "--cluster", cluster[0],
                     "--redis", redis_url, "--out", str(tmp_path / "one"), "--json")
     assert got.returncode == 1, got.stderr                    # refuted, as check says it
+    import jsonschema
+    jsonschema.validate(json.loads(got.stdout), json.loads((ROOT / "schemas/check-result.schema.json").read_text()))
     result = json.loads(got.stdout)["results"][0]
     assert result["bounds"]["workers"] == 2 and result["bounds"]["database"] == redis_url
     verdicts = {p["name"]: p["verdict"] for p in result["properties"]}
