@@ -24,7 +24,8 @@ from collections import deque
 from dataclasses import dataclass, field
 
 SEARCH_SHARE = 0.75       # of the budget, for the searches; the rest shrinks, replays and stores
-ROUNDS = 2                # searches per worker: short searches with many seeds, not a few long ones
+ROUNDS = 4                # searches per worker at most: many short searches, not a few long ones
+ROUND_SECONDS = 5         # ... and each at least this long
 MAX_STATES = 100_000      # a bounded search's seen states (its memory), whatever its time slice
 SCOPES_HOST = ("host-small", "host-rest", "host-clock", "host-pair", "host-wide")
 SCOPE_COMPOSED = "composed-small"
@@ -68,14 +69,16 @@ class Report:
 
 
 def plan(spec: str, composed: bool, seed: int, workers: int, budget: float) -> list[Job]:
-    """Half random explorations, half bounded searches, `ROUNDS` per worker, each with a slice of
-    the budget; every choice drawn from the swarm's seed."""
+    """Half random explorations, half bounded searches (taking the scopes in turn), up to `ROUNDS`
+    per worker, each with a slice of the budget; every choice drawn from the swarm's seed."""
     from model.actions import load_all
     rng = random.Random(seed)
     names = list(load_all())
-    count = max(2, ROUNDS * workers)
-    seconds = max(1.0, budget * SEARCH_SHARE / ROUNDS)
-    scopes = SCOPES_HOST + ((SCOPE_COMPOSED,) * 2 if composed else ())
+    rounds = max(1, min(ROUNDS, int(budget * SEARCH_SHARE // ROUND_SECONDS)))
+    count = max(2, rounds * workers)
+    seconds = max(1.0, budget * SEARCH_SHARE / rounds)
+    scopes = SCOPES_HOST + ((SCOPE_COMPOSED,) if composed else ())
+    first = rng.randrange(len(scopes))
     jobs = []
     for i in range(count):
         s = rng.randrange(1 << 30)
@@ -85,7 +88,7 @@ def plan(spec: str, composed: bool, seed: int, workers: int, budget: float) -> l
             actions = None if i == 0 else sorted(n for n in names if rng.random() < 0.75) or None
             jobs.append(Job("random", spec, s, seconds, weights=weights, actions=actions))
         else:
-            jobs.append(Job(rng.choice(("dfs", "bfs")), spec, s, seconds, scope=rng.choice(scopes),
+            jobs.append(Job(rng.choice(("dfs", "bfs")), spec, s, seconds, scope=scopes[(first + i // 2) % len(scopes)],
                             depth=rng.randint(4, 12)))
     return jobs
 
