@@ -187,6 +187,11 @@ def test_the_sequence_diagram_and_every_lifecycle_follow_the_step(page, site):
     assert sec.locator(f"#cx{n}-request-lost").get_attribute("class") == "node visited violation"
     assert sec.locator(f"#cx{n}-request-sent").get_attribute("class") == "node visited"
     assert "lost in the network" in sec.locator(f"#cx{n}-sq-3").text_content()
+    # The harness's record of the call is still `calling`: it never learnt of the task.
+    assert sec.locator('.lc[data-lc="tool_execution"] .lc-paths').inner_text() == "H1/op1: calling"
+    assert sec.locator(f"#cx{n}-tool_execution-calling").get_attribute("class") == "node visited current"
+    executions = sec.locator('table.state-table[data-table="executions"] tbody tr', has_text="H1/op1")
+    assert executions.count() == 1 and "calling" in executions.inner_text()
 
 
 def _png(data: bytes) -> tuple[int, int, list[bytes], int]:

@@ -96,6 +96,9 @@ def test_states_are_typed_records_and_uniform_maps(lost):
     assert fields["parent"] == ("set", None)                  # never set: an empty set in every state
     request = dict(types["requests"][2][1])
     assert request["owns"] == ("set", "str") and request["response"] == ("set", "str")
+    execution = dict(types["executions"][2][1])            # the harness's record of op1
+    assert execution["status"] == "str" and execution["attempts"] == "int" and execution["persisted"] == "bool"
+    assert execution["taskId"] == ("set", None)              # the CreateTaskResult was lost: no handle
     assert "loop" not in data and None not in data["#meta"].values()
 
 

@@ -2,7 +2,7 @@
 
 Each state holds the model's variables after a step; the step's action, arguments, protocol
 words and the fields it changed are its `#meta`. Every value has one type a Quint or Apalache
-reader can infer: a run, an interrupt and a request are records (plain JSON objects) with every
+reader can infer: a run, an interrupt, a request and a harness's tool execution are records (plain JSON objects) with every
 field present; are `#map`s from strings to those records; an optional field is a set of at most one value
 (TLA+'s idiom: ITF has no null, and itf-py cannot read a variant tagged `None`); a log is a
 sequence (a JSON list). `loop` is the index of the state a lasso loops back to, absent for a
@@ -14,7 +14,7 @@ import json
 
 from itf_py import trace_from_json
 
-VARS = ["clock", "runs", "interrupts", "requests", "effects"]
+VARS = ["clock", "runs", "interrupts", "requests", "executions", "effects"]
 
 # The fields of each table's records, in order; `OPTIONAL` ones may be absent in a snapshot.
 FIELDS = {
@@ -23,8 +23,12 @@ FIELDS = {
     "interrupts": ("label", "run", "kind", "open", "resolution", "resolvedBy", "via"),
     "requests": ("client", "subject", "server", "transport", "method", "declaresTasks", "phase", "owns", "run",
                  "response"),
+    # The harness's tool-execution records (a composed world), keyed `client/op`: the live record, else
+    # the persisted one (`persisted` says whether the disk holds it).
+    "executions": ("client", "op", "status", "server", "attempts", "taskId", "remoteStatus", "cancelIntent",
+                   "persisted"),
 }
-OPTIONAL = {"parent", "resolution", "resolvedBy", "via", "owns", "run", "response"}
+OPTIONAL = {"parent", "resolution", "resolvedBy", "via", "owns", "run", "response", "taskId", "remoteStatus"}
 
 
 def _record(d: dict) -> dict:
@@ -48,7 +52,21 @@ def snapshot(world) -> dict:
         "run": world.runs[q.run].label if q.run else None, "response": response_kind(q.response),
     }) for q in world.requests.values()}
     return {"clock": world.clock, "runs": runs, "interrupts": interrupts, "requests": requests,
-            "effects": world.effects}
+            "executions": executions(world), "effects": world.effects}
+
+
+def executions(world) -> dict:
+    harness = getattr(world, "harness", None)
+    out = {}
+    for name, c in (harness.clients.items() if harness is not None else ()):
+        live = c.proc.tes if c.proc is not None else {}
+        for op in sorted(set(live) | set(c.disk_tes)):
+            te = live.get(op) or c.disk_tes[op]
+            out[f"{name}/{op}"] = _record({
+                "client": name, "op": op, "status": te.status, "server": te.server, "attempts": te.attempts,
+                "taskId": te.binding.task_id if te.binding else None, "remoteStatus": te.remote_status,
+                "cancelIntent": te.cancel_intent, "persisted": op in c.disk_tes})
+    return out
 
 
 def response_kind(message: dict | None) -> str | None:
@@ -75,9 +93,9 @@ def changes(before: dict, after: dict) -> list[str]:
     if before["effects"] != after["effects"]:
         out.append(f"external effects: {before['effects']} -> {after['effects']}")
     for table, name_of in (("runs", lambda k, v: v["label"]), ("interrupts", lambda k, v: v["label"]),
-                           ("requests", lambda k, v: k)):
-        for key, rec in after[table].items():
-            old = before[table].get(key)
+                           ("requests", lambda k, v: k), ("executions", lambda k, v: k)):
+        for key, rec in after.get(table, {}).items():
+            old = before.get(table, {}).get(key)
             name = name_of(key, rec)
             if old is None:
                 out.append(f"{name}: new ({', '.join(f'{k}={_show(v)}' for k, v in rec.items() if k in _NEW_FIELDS)})")

@@ -51,7 +51,7 @@ def story(itf: dict) -> str:
 def state_lines(state: dict) -> list[str]:
     """The variables of one state, an entity a line: `run1 (raw id): status=running, ...`."""
     out = [f"clock={state.get('clock')}, external effects={state.get('effects')}"]
-    for table in ("runs", "interrupts", "requests"):
+    for table in ("runs", "interrupts", "requests", "executions"):
         for key, rec in (state.get(table) or {}).items():
             rec = rec if isinstance(rec, dict) else {}
             name = rec.get("label") or key

@@ -55,7 +55,8 @@ def lifecycle_svgs(diagrams_dir: Path) -> tuple[list[tuple[graph.Graph, str | No
 
 
 # The lifecycles a trace's entities are drawn on, by the diagram that draws them.
-STEP_LIFECYCLES = {"run": "run-lifecycle", "request": "request-lifecycle"}
+STEP_LIFECYCLES = {"run": "run-lifecycle", "request": "request-lifecycle",
+                   "tool_execution": "tool-execution-lifecycle"}
 
 
 def step_templates(diagrams: list[tuple[graph.Graph, str | None, str]]) -> dict[str, str]:
@@ -75,7 +76,7 @@ def _json(data) -> str:
 
 def lifecycle_panel(lc: str, entity_paths: list[dict], templates: dict[str, str]) -> str:
     names = ", ".join(p["name"] for p in entity_paths)
-    head = f'<h5>The {h(lc)} lifecycle: {h(names)}</h5><p class="lc-paths"></p>'
+    head = f'<h5>The {h(lc.replace("_", "-"))} lifecycle: {h(names)}</h5><p class="lc-paths"></p>'
     if lc in templates:
         return f'<div class="lc" data-lc="{h(lc)}">{head}<div class="lc-svg"></div></div>'
     text = "; ".join(f"{p['name']}: " + " → ".join(f"{s} (step {k})" for k, s in p["path"]) for p in entity_paths)

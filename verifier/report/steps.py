@@ -11,9 +11,10 @@ from types import SimpleNamespace
 from verifier.diagrams.trace import Trace
 
 # The tables of a state, in the order shown, each with the field naming its row.
-TABLES = ("world", "runs", "tasks", "interrupts", "requests")
+TABLES = ("world", "runs", "tasks", "interrupts", "requests", "executions")
 TITLES = {"world": "world", "runs": "runs", "tasks": "tasks, as a tasks/get caller reads them",
-          "interrupts": "interrupts", "requests": "requests"}
+          "interrupts": "interrupts", "requests": "requests",
+          "executions": "tool executions, the harness's records (client/operation)"}
 HIDDEN = {"label"}                       # shown as the row's name instead
 
 
@@ -51,7 +52,7 @@ def rows(state: dict, project) -> dict[str, dict[str, dict[str, str]]]:
     """table -> row name -> field -> value as shown."""
     out: dict[str, dict[str, dict[str, str]]] = {t: {} for t in TABLES}
     out["world"]["now"] = {"clock": cell(state.get("clock")), "external effects": cell(state.get("effects"))}
-    for table in ("runs", "interrupts", "requests"):
+    for table in ("runs", "interrupts", "requests", "executions"):
         for key, rec in (state.get(table) or {}).items():
             rec = rec if isinstance(rec, dict) else {}
             name = str(rec.get("label") or key)
@@ -88,9 +89,11 @@ def state_data(trace: Trace, variant: str | None) -> dict:
 
 
 def paths(trace: Trace) -> list[dict]:
-    """Every run's status path and every request's phase path: [{lc, name, path: [[step, state], ...]}]."""
+    """Every run's status, request's phase and tool execution's status, as it changed:
+    [{lc, name, path: [[step, state], ...]}], lc naming the lifecycle of `model.lifecycle`."""
     out = []
-    for table, lc, field in (("runs", "run", "status"), ("requests", "request", "phase")):
+    for table, lc, field in (("runs", "run", "status"), ("requests", "request", "phase"),
+                             ("executions", "tool_execution", "status")):
         found: dict[str, list[list]] = {}
         for s in trace.steps:
             for key, rec in (s.state.get(table) or {}).items():
