@@ -6,12 +6,16 @@
 One HTML file with its CSS, script and SVG inline: no server, no network. It holds a check result
 (`taskmodel check --json`; by default the latest, out/latest-check.json): the verdicts counted per
 engine, each engine's properties, bounds, scope, budget and coverage as tables, filters by verdict,
-area, requirement id and variant and a search box; and for each counterexample
-(those the result names and every `trace.itf.json` under --counterexamples) a step-through view:
-previous / next buttons and the arrow keys, the action and the fields it changed, the sequence so
-far, and the run lifecycle with the run's path highlighted up to the step (the violation at the
-last step). The URL fragment `#cx=N&step=K` opens counterexample N at step K; `#verdict=V&area=A&id=ID&
-variant=NAME&text=WORDS` sets the filters.
+area, requirement id and variant and a search box; and for each trace (counterexamples and witnesses:
+those the result names and every `trace.itf.json` under --counterexamples) a step-through view:
+previous / next buttons and the arrow keys; the step's action and what it changed; the whole state
+after it (runs, tasks as a tasks/get caller reads them, interrupts, requests, the harness's tool
+executions) with the changed cells marked and an only-changes toggle; the sequence diagram
+(verifier.diagrams.sequence, pre-rendered SVG) with the step highlighted; and every run, request
+and tool execution on its lifecycle, its path highlighted up to the step (the violation at the last).
+A trace is rendered only when opened, so a page of a thousand stays usable. The URL fragment
+`#cx=N&step=K` opens trace N at step K; `#verdict=V&area=A&id=ID&variant=NAME&text=WORDS` sets
+the filters.
 Diagrams are rendered with Graphviz's `dot`; without it the report inlines the committed SVGs of
 --diagrams (default diagrams/) and says so, or shows the states as text.
 Exit codes: 0 written, 3 bad usage or unreadable input (one line on stderr).
