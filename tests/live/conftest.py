@@ -84,12 +84,44 @@ class HostProcess:
         return [json.loads(line) for line in self.log.read_text().splitlines()]
 
 
+class HostThread(HostProcess):
+    """The same host served by uvicorn on a thread of the test process: a real loopback server,
+    without paying the SDK's import again for every host a test starts."""
+
+    def __init__(self, folder: Path, name: str, bugs: tuple[str, ...]):
+        import threading
+
+        import uvicorn
+
+        from examples.host.bugs import Bugs
+        from examples.host.server import Host
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = folder / f"{name}.jsonl"
+        self.host = Host(self.log, Bugs.from_names(bugs))
+        self.server = uvicorn.Server(uvicorn.Config(self.host.http_app(), host="127.0.0.1", port=self.port,
+                                                    log_level="warning", lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, name=f"host-{name}", daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the host did not come up on {self.base}")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.host.log.close()
+
+
 @pytest.fixture
 def start_host(tmp_path):
+    """Start hosts on free loopback ports (threads of this process); all are stopped at teardown."""
     started: list[HostProcess] = []
 
     def start(*bugs: str, name: str = "host") -> HostProcess:
-        host = HostProcess(tmp_path, name, bugs)
+        host = HostThread(tmp_path, name, bugs)
         started.append(host)
         return host
 
@@ -117,8 +149,11 @@ class Validator:
             pytest.skip("validate not built yet")
         return command
 
-    def __call__(self, log: Path, *extra: str, budget: float = 60, mapping: Path = MAPPING) -> dict:
-        """`taskmodel validate LOG --map mapping.json --json`: the parsed object, its exit code checked."""
+    def __call__(self, log: Path, *extra: str, budget: float = 60, mapping: Path = MAPPING, cli: bool = False) -> dict:
+        """The `--json` object of `taskmodel validate LOG --map mapping.json [extra]`: through the command
+        (`cli`, its exit code checked) or its Python entry point (`validate_log`, the same object)."""
+        if not cli:
+            return self.in_process(log, *extra, budget=budget, mapping=mapping)
         proc = subprocess.run([*self.command(), "validate", str(log), "--map", str(mapping), "--json",
                                "--budget", str(budget), *extra], cwd=ROOT, capture_output=True, text=True,
                               timeout=budget + 60)
@@ -126,6 +161,16 @@ class Validator:
         out = json.loads(proc.stdout)
         assert out["exit_code"] == proc.returncode, (out["exit_code"], proc.returncode)
         return out
+
+    def in_process(self, log: Path, *extra: str, budget: float, mapping: Path) -> dict:
+        self.command()
+        from verifier.validate import validate_log
+        variant = extra[extra.index("--variant") + 1] if "--variant" in extra else None
+        try:
+            result = validate_log(str(log), json.loads(mapping.read_text()), variant=variant, budget=budget)
+        except Exception as e:     # the command reports this as a fault (exit 4)
+            raise AssertionError(f"validate faulted on {log.name}: {type(e).__name__}: {e}") from e
+        return result.to_json()
 
     @staticmethod
     def explain(out: dict) -> str:

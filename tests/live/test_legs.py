@@ -33,7 +33,7 @@ def test_faithful_log_conforms(faithful, validate, check_schema):
     check_schema(faithful.log)
     events = faithful.events()
     assert sum(e["event"] == "message" for e in events) > 20, "the legs recorded nothing to validate"
-    out = validate(faithful.log)
+    out = validate(faithful.log, cli=True)
     assert out["result"] == "conforms", validate.explain(out)
     assert out["matched"] == out["events"]
     verdicts = {p["id"]: p["verdict"] for p in out["properties"]}
