@@ -60,9 +60,12 @@ STEP_LIFECYCLES = {"run": "run-lifecycle", "request": "request-lifecycle",
 
 
 def step_templates(diagrams: list[tuple[graph.Graph, str | None, str]]) -> dict[str, str]:
-    """lifecycle -> its SVG, held once in the page; the script copies it into a trace when opened."""
+    """lifecycle -> its SVG, held once in the page; the script copies it into a trace when opened.
+    Drawn a point to a pixel (dot sizes in points): an 11 pt label reads as 11 px text."""
     by_name = {g.name: text for g, text, _ in diagrams if text}
-    return {lc: by_name[name] for lc, name in STEP_LIFECYCLES.items() if name in by_name}
+    # dot writes the root's width and height first: the first two sizes of the file.
+    return {lc: re.sub(r'\b(width|height)="([0-9.]+)pt"', r'\1="\2px"', by_name[name], count=2)
+            for lc, name in STEP_LIFECYCLES.items() if name in by_name}
 
 
 def _args(args: dict) -> str:
@@ -178,7 +181,8 @@ section.cx.active{border-color:#6366f1;box-shadow:0 0 0 2px #c7d2fe}
 .panel h4{margin:4px 0}.panel h5{margin:8px 0 2px}.changes{margin:0;padding-left:18px}
 .actor{font-size:12px;background:#e0e7ff;color:#3730a3;border-radius:8px;padding:1px 7px;margin-left:6px}
 .violation-msg{background:#fef2f2;border-left:4px solid #b91c1c;padding:6px 10px}
-.lc-svg svg,.lifecycles svg{max-width:100%;height:auto}.skip{color:#92400e}
+.lifecycles svg{max-width:100%;height:auto}
+.lc-svg{overflow:auto;max-height:460px;border:1px solid #e5e7eb;border-radius:6px;background:#fff}.skip{color:#92400e}
 ol.seq{padding-left:36px;margin:4px 0}ol.seq li{margin:1px 0}
 ol.seq li.future{display:none}ol.seq li.current{background:#fef3c7;font-weight:600}
 .lane{display:inline-block;min-width:56px;font-size:11px;text-align:center;border-radius:4px;padding:0 4px;background:#e5e7eb}
@@ -302,6 +306,13 @@ SCRIPT = r"""
                    seen.map(function (s) { return s[1]; }).join(" → "));
       });
       div.querySelector(".lc-paths").textContent = words.join("; ") || "not yet created";
+      // The diagram is drawn at its own size in a box that scrolls: bring the current state into view.
+      var box = div.querySelector(".lc-svg"), now = div.querySelector("g.node.violation, g.node.current");
+      if (box && now && box.scrollWidth > box.clientWidth) {
+        var b = box.getBoundingClientRect(), r = now.getBoundingClientRect();
+        box.scrollLeft += (r.left + r.width / 2) - (b.left + b.width / 2);
+        box.scrollTop += (r.top + r.height / 2) - (b.top + b.height / 2);
+      }
     });
   }
   // The step's events in the sequence diagram, the steps before it plain, those after faded.
