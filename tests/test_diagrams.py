@@ -254,3 +254,39 @@ def test_committed_counterexamples_have_current_lifecycles():
         for p in root.glob("**/lifecycle.svg"))
     stale = [line for line in diagrams.drift(plan) if compare_svg or not line.split(":")[0].endswith(".svg")]
     assert not stale, f"highlighted lifecycles are stale ({'; '.join(stale[:5])}): run `taskmodel diagrams`"
+
+
+# ---- the sequence diagram: one definition, drawn as Mermaid and as SVG --------------------------------
+def _lasso(loop: int) -> itf_trace.Trace:
+    t = itf_trace.parse(_sample().trace())
+    t.loop = loop
+    return t
+
+
+def test_sequence_svg_draws_every_event_of_the_mermaid_diagram():
+    from html import unescape
+
+    from verifier.diagrams import sequence
+    t = itf_trace.parse(_sample().trace())
+    d = sequence.build(t)
+    mmd, drawn = sequence.to_mermaid(d), unescape(sequence.to_svg(d, prefix="p-"))
+    assert [i for i, _ in d.steps] == [1, 2, 3, 4]
+    for i, events in d.steps:                            # a group per step, holding its events' words
+        group = re.search(rf'<g class="sq-step[^"]*" data-i="{i}" id="p-sq-{i}">(.*?)</g>', drawn, re.S).group(1)
+        for e in events:
+            assert e.text in mmd
+            assert all(w in group for w in e.text.split()), (i, e.text)
+    drop = next(e for _, events in d.steps for e in events if isinstance(e, sequence.Note) and e.mark == "drop")
+    assert drop.text.startswith("✂ 3.") and 'class="sq-note sq-drop"' in drawn
+    assert d.verdict.mark == "violation" and "⚠ violation: OWN-2 breaks OWN-2" in drawn
+    assert 'class="sq-step sq-last" data-i="4"' in drawn
+    assert [lane for lane, _ in d.lanes] == ["C1", "Network", "Host"]
+
+
+def test_sequence_svg_boxes_a_lasso_loop_and_notes_a_stutter():
+    from verifier.diagrams import sequence
+    looped = sequence.to_svg(sequence.build(_lasso(1)))
+    assert 'class="sq-loop"' in looped and "loops for ever from step 1: steps 2 to 4 repeat" in looped
+    stutter = sequence.to_svg(sequence.build(_lasso(4)))
+    assert 'class="sq-loop"' not in stutter and "stays at step 4 for ever" in stutter
+    assert "loop " not in sequence.to_mermaid(sequence.build(_lasso(4)))
