@@ -390,7 +390,8 @@ SCRIPT = r"""
   });
   document.addEventListener("keydown", function (ev) {
     if (active === null || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
-    if (/^(INPUT|SELECT|TEXTAREA)$/.test((ev.target && ev.target.tagName) || "")) { return; }
+    var t = ev.target || {};     // typing in the search box or a filter is not stepping; a toggle is
+    if (/^(SELECT|TEXTAREA)$/.test(t.tagName || "") || (t.tagName === "INPUT" && t.type !== "checkbox")) { return; }
     var sec = byId("cx-" + active), step = Number(sec.getAttribute("data-step")), last = info(sec).last;
     var to = {ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: last}[ev.key];
     if (to === undefined) { return; }
