@@ -52,39 +52,30 @@ def host_properties():
 
 
 def validate_log(log, mapping: dict | str | None = None, variant=None, budget: float = 60.0,
-                 keep_origins: bool = False, diagnose: bool = True) -> ValidationResult:
-    """Validate `log` (a path or an iterable of lines) against the model (or `variant`)."""
-    from .events import LogMatcher
-    from .search import Stop
+                 diagnose: bool = True) -> ValidationResult:
+    """Validate `log` (a path or an iterable of lines) against the model (or `variant`).
+
+    `conforms`: the log is a behaviour of the model validated against (its properties' verdicts
+    along it listed; against the baseline, a property broken along it is a divergence naming its
+    requirement, against a variant it is that variant's verdict). `diverges`: the first event no
+    behaviour explains, with the requirement the observed behaviour breaks when `diagnose` finds
+    one. `undetermined`: a cap or the budget ran out, or the log has nothing to check."""
     mapping = read_mapping(mapping) if mapping is not None else {"tokens": {}}
     header, events = read_log(log)
     cls = resolve_variant(variant)
     name = getattr(cls, "name", "baseline") if cls is not None else "baseline"
-    run_events = bool((header or {}).get("run_events")) or any(e.kind == "run" for e in events)
-    props = host_properties()
-    deadline = time.monotonic() + budget
-    m = LogMatcher(make_world(cls), props, mapping, run_events, deadline, keep_origins, events)
-    checkable = [e for e in events if e.kind in ("message", "close") or (e.kind == "run" and run_events)]
     res = ValidationResult("conforms", len(events), 0, variant=name)
-    if not checkable:
+    run_events = bool((header or {}).get("run_events")) or any(e.kind == "run" for e in events)
+    if not any(e.kind in ("message", "close") or e.kind == "run" for e in events):
         res.result, res.reason = "undetermined", "nothing checkable: the log has no message, close or run event"
         return res
-    matched, stop = 0, None
-    try:
-        for ev in events:
-            m.feed(ev)
-            if all(c.violation is not None for c in m.cands):
-                break
-            matched += 1
-        else:
-            m.index = events[-1].index
-            m.finish()
-    except Stop as e:
-        stop = e
+    deadline = time.monotonic() + budget
+    props = host_properties()
+    m, matched, stop = match(events, mapping, cls, run_events, props, deadline, stop_on_violation=cls is None)
     res.matched, res.steps, res.candidates = matched, m.steps, len(m.cands)
     best = next((c for c in m.cands if c.violation is None), m.cands[0])
     res.properties = _verdicts(props, best)
-    at = events[min(m.index, len(events) - 1)]
+    at = events[stop.at if stop is not None and stop.at is not None else min(m.index, len(events) - 1)]
     if stop is not None and stop.kind == "undetermined":
         res.result, res.reason = "undetermined", stop.reason
     elif stop is not None:
@@ -92,13 +83,38 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
         res.divergence = Divergence(at.index, at.line, at.data, stop.allowed, None, f"{NOT_A_BEHAVIOUR}: {stop.reason}")
         if diagnose:
             from .diagnose import explain
-            explain(res, events, mapping, cls, at, budget=max(1.0, min(budget, deadline - time.monotonic() + 10)))
-    elif best.violation is not None:
+            from .diagnose import DIAGNOSIS
+            explain(res, events, mapping, cls, run_events, props,
+                    deadline=time.monotonic() + min(DIAGNOSIS, max(5.0, deadline - time.monotonic())))
+    elif best.violation is not None and cls is None:
         index, prop, message = best.violation
         res.result = "diverges"
         res.divergence = Divergence(at.index, at.line, at.data, [], prop.ids[0],
                                     f"the matched behaviour breaks {prop.name} ({', '.join(prop.ids)}): {message}")
     return res
+
+
+def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=True, upto=None, keep=False):
+    """(the matcher, the events matched, the Stop that ended the match or None). With
+    `stop_on_violation`, matching ends at the event after which every candidate breaks a property."""
+    from .events import LogMatcher
+    from .search import Stop
+    m = LogMatcher(make_world(cls), props, mapping, run_events, deadline, keep, events)
+    matched, stop = 0, None
+    todo = events if upto is None else events[:upto]
+    try:
+        for ev in todo:
+            m.feed(ev)
+            matched += 1
+            if stop_on_violation and all(c.violation is not None for c in m.cands):
+                break
+        else:
+            if upto is None:
+                m.index = events[-1].index
+                m.finish()
+    except Stop as e:
+        stop = e
+    return m, matched, stop
 
 
 def _verdicts(props, cand) -> list[dict]:

@@ -1,6 +1,207 @@
-"""After a divergence: which requirement the observed behaviour breaks, if the model can say."""
+"""After a divergence: which requirement the observed behaviour breaks, if the model can say.
+
+Two ways, tried in turn:
+1. the built-in variants as hypotheses: a variant that explains the log through the divergent
+   event, every explanation of which breaks a requirement the variant is known to break, names
+   that requirement (the host behaves as that amendment, and the amendment costs this id);
+2. forcing: the step that should have produced the observed message or run event is replayed in
+   the model with the observed one in place of the model's (a response substituted, an extra
+   message or event appended), and the catalogue is run on that step: a property that fails
+   there names the requirement.
+Neither finding one leaves the divergence "not a behaviour of the model".
+"""
 from __future__ import annotations
 
+import time
 
-def explain(res, events, mapping, variant, at, budget: float) -> None:
-    """Fill `res.divergence.requirement` (and its reason) when a requirement explains the divergence."""
+from model.snapshot import clone
+
+from .ids import in_form, raw_of
+from .observe import NotGenerated, decode
+
+PER_VARIANT = 1.0       # seconds one hypothesis may take
+DIAGNOSIS = 20.0        # seconds all of them may take
+
+
+def explain(res, events, mapping, cls, run_events, props, deadline: float) -> None:
+    d = res.divergence
+    forced = _by_forcing(events, mapping, cls, run_events, props, d.index, deadline)
+    first = set(forced[0].ids) if forced else set()
+    found = _by_variants(events, mapping, run_events, props, d.index, deadline, first) if cls is None else None
+    how = "the observed behaviour is one of variant {v}'s, which breaks {p} ({ids}): {msg}"
+    if found is None:
+        found = forced
+        how = "forcing the observed {what} into the model breaks {p} ({ids}): {msg}"
+    if found is None:
+        return
+    prop, message, extra = found
+    req = next((i for i in prop.ids if i in extra.get("want", prop.ids)), prop.ids[0])
+    d.requirement = req
+    d.reason = how.format(v=extra.get("variant"), what=extra.get("what"), p=prop.name, ids=", ".join(prop.ids),
+                          msg=message)[:400]
+
+
+def _by_variants(events, mapping, run_events, props, index, deadline, first):
+    """The first built-in variant (those that break the forced ids first) explaining the log."""
+    from model.variants import builtins
+
+    from . import match
+    order = sorted(builtins().values(), key=lambda v: not (set(v.expect) & first))
+    for v in order:
+        want = {rid for rid, verdict in v.expect.items() if verdict == "refuted"}
+        if not want or time.monotonic() > deadline:
+            continue
+        try:
+            m, matched, stop = match(events, mapping, v, run_events, props,
+                                     min(deadline, time.monotonic() + PER_VARIANT), stop_on_violation=False,
+                                     upto=index + 1)
+        except Exception:       # a variant's rule that raises on this log explains nothing
+            continue
+        if stop is not None or matched < index + 1 or not m.cands:
+            continue
+        broken = [c.violation for c in m.cands]
+        if all(b is not None and set(b[1].ids) & want for b in broken):
+            _, prop, message = broken[0]
+            return prop, message, {"variant": v.name, "want": want}
+    return None
+
+
+def _by_forcing(events, mapping, cls, run_events, props, index, deadline):
+    from . import match
+    ev = events[index]
+    d = ev.data
+    upto = index
+    if d["event"] == "message" and d["dir"] == "s2c":
+        c2s = _request_of(events, index)
+        if c2s is not None:
+            upto = c2s.index          # a response checked on receipt: force it into the receipt step
+    m, matched, stop = match(events, mapping, cls, run_events, props, deadline, stop_on_violation=False,
+                             upto=upto, keep=True)
+    if stop is not None:
+        return None
+    asserted = [p for p in props if p.asserted]
+    for c in m.cands[:20]:
+        for forced, what in _forced(m, c, events, upto, index):
+            for p in asserted:
+                try:
+                    msg = p.check(forced[0], forced[1])
+                except Exception:
+                    continue
+                if msg:
+                    return p, msg, {"what": what}
+    return None
+
+
+def _request_of(events, index):
+    """The request event a response answers, when the response was what broke the match."""
+    d = events[index].data
+    rpc, conn = d["message"].get("id"), d["conn"]
+    if rpc is None or "method" in d["message"]:
+        return None
+    for e in reversed(events[:index]):
+        x = e.data
+        if x.get("conn") == conn and x["event"] == "message" and x["dir"] == "c2s" and x["message"].get("id") == rpc:
+            return e
+    return None
+
+
+def _forced(m, c, events, upto, index):
+    """(world, step) pairs: the step that should have produced event `index`, with the observed
+    message or event in place of (or beside) the model's."""
+    d = events[index].data
+    if d["event"] == "run":
+        if c.origin is not None:
+            world, step = _replay(c.origin)
+            rid = c.ids.to_model("run", d["runId"]) or _only_run(world)
+            if rid is not None and rid in world.runs:
+                e = {"seq": len(world.runs[rid].log), "at": world.clock, "type": d["kind"], **(d.get("data") or {})}
+                world.runs[rid].log.append(e)
+                step.events.append((rid, e))
+                yield (world, step), f"run event {d['kind']}"
+        return
+    if d["event"] != "message" or d["dir"] != "s2c":
+        return                 # a request the model's clients never send, or a close: nothing to force
+    observed = _to_model(d["message"], c.ids, m, d["conn"])
+    if upto != index:          # a response checked on receipt: the receipt step, with the observed response
+        req = events[upto].data
+        conn = m.conns[req["conn"]]
+        try:
+            action, args, refs = decode(c.world, req["message"], conn, c.ids, m.mapping)
+        except NotGenerated:
+            return
+        qid = f"r{len(c.world.requests) + 1}"
+        world, step = _replay((c.world, action, args, refs))
+        yield _substitute(world, step, qid, observed, d.get("http")), "response"
+        return
+    from .search import Stop
+    try:
+        qid = m._target(d["conn"], m.conns[d["conn"]], d["message"])
+    except Stop:
+        return
+    queue = c.out.get(qid) if qid else None
+    if queue:
+        origin, k = queue[0][1]
+        if origin is not None:
+            world, step = _replay(origin)
+            step.emitted[k] = (qid, observed)
+            yield _substitute(world, step, qid, observed, d.get("http")), "message"
+    elif qid is not None and c.origin is not None:
+        world, step = _replay(c.origin)
+        step.emitted.append((qid, observed))
+        yield (world, step), "message"
+
+
+def _replay(origin):
+    pre, name, args, refs = origin
+    world = clone(pre)
+    if refs is not None:
+        from .search import _seeded
+        world.memo = _seeded(world, f"task_refs:{args['server']}", [(args["server"], r) for r in refs])
+    try:
+        step = world.apply(name, args, check=False)
+    finally:
+        world.__dict__.pop("memo", None)
+    return world, step
+
+
+def _substitute(world, step, qid, observed, http):
+    emitted = [(k, msg) for k, msg in step.emitted if not (k == qid and "method" not in msg)]
+    step.emitted[:] = emitted + [(qid, observed)]
+    q = world.requests.get(qid)
+    if q is not None and "method" not in observed:
+        q.response = observed
+        if http and http.get("status") is not None and q.transport == "http":
+            q.http_status = http["status"]
+    return world, step
+
+
+def _only_run(world):
+    return next(reversed(world.runs), None) if world.runs else None
+
+
+def _to_model(msg, ids, m, conn):
+    """The observed message with every id the candidate has bound written as the model's."""
+    def one(s):
+        if not isinstance(s, str):
+            return s
+        tok = ids.to_model("token", s)
+        if tok is not None:
+            return tok
+        raw, form = raw_of(s)
+        for kind in ("run", "interrupt"):
+            got = ids.to_model(kind, raw)
+            if got is not None:
+                return in_form(got, form if form != "literal" else "raw")
+        return s
+
+    def walk(x):
+        if isinstance(x, dict):
+            return {one(k): walk(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        return one(x)
+    out = walk(msg)
+    if "id" in msg:
+        key = (conn, (type(msg["id"]).__name__, msg["id"]))
+        out["id"] = m.reqs.get(key, f"r{len(m.cands[0].world.requests) + 1}" if m.cands else msg["id"])
+    return out

@@ -46,9 +46,23 @@ def _model_ref(ref, ids: Bindings) -> str:
     if form in ("literal", "raw"):          # not a projected id: decodes to no run, as the model's malformed probe
         return FABRICATED[1]
     got = ids.to_model("run", raw)
-    if got is None:                          # well-formed, naming no run the log has shown
-        return FABRICATED[0] if form == "projected" else FABRICATED[0].replace("~2F", "%2F")
+    if got is None:
+        swapped = _swapped(raw, ids)
+        if swapped is not None:              # a shown run's opaque segment under another tenant: names no run
+            return in_form(swapped, form)
+        return FABRICATED[0] if form == "projected" else FABRICATED[0].replace("~2F", "%2F")   # naming no run shown
     return in_form(got, form)
+
+
+def _swapped(raw: str, ids: Bindings) -> str | None:
+    tenant, _, opaque = raw.partition("/")
+    for real, model in ids.real["run"].items():
+        t, _, o = real.partition("/")
+        if o == opaque and t != tenant:
+            mt, _, mo = model.partition("/")
+            other = (ids.tenants or {}).get(tenant, tenant)
+            return f"{other}/{mo}" if other != mt else None
+    return None
 
 
 def _model_key(key: str, ids: Bindings, run) -> str:
@@ -146,10 +160,10 @@ def _decode_retry(world, params, client, transport, declare, ids):
     answers = params.get("inputResponses") or {}
     keys = [raw_of(k)[0] for k in answers]
     want = [ids.to_real("interrupt", k) for k in result.get("inputRequests") or {}]
-    if sorted(map(str, keys)) != sorted(map(str, want)):
+    if keys and sorted(map(str, keys)) != sorted(map(str, want)):
         raise NotGenerated("an MRTR retry answering other keys than the inputRequests it echoes")
-    actions = {(a or {}).get("action") if isinstance(a, dict) else None for a in answers.values()}
-    if len(actions) != 1 or not actions <= {"accept", "decline", "cancel"}:
+    actions = {(a or {}).get("action") if isinstance(a, dict) else None for a in answers.values()} or {"none"}
+    if len(actions) != 1 or not actions <= {"accept", "decline", "cancel", "none"}:
         raise NotGenerated("an MRTR retry answering its input requests with different or unknown actions")
     expect = prev.transport if prev.transport == "http" or (client, prev.server) in world.stdio_open else "http"
     if transport != expect:

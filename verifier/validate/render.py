@@ -30,6 +30,7 @@ class Recorder:
         self.sessions: set[str] = set()
         self.first: set[str] = set()         # conns that already carried a server message
         self.closed: set[str] = set()        # a recorder sees nothing on a closed connection
+        self.shown: set[str] = set()         # task ids and interrupt keys the host has sent
         self.t = 0.0
 
     def _add(self, **e) -> None:
@@ -98,6 +99,11 @@ class Recorder:
             e["http"] = {"status": status, "headers": {"content-type": "application/json"}}
         self.first.add(conn)
         self._add(**e)
+        res = msg.get("result") or msg.get("params") or {}
+        if isinstance(res.get("taskId"), str):
+            self.shown.add(res["taskId"])
+        self.shown.update((res.get("inputRequests") or {}) if isinstance(res.get("inputRequests"), dict) else ())
+        self.shown.update(((res.get("notifications") or {}).get("taskIds") or []))
 
     def lines(self, world=None, rename: bool = False) -> list[str]:
         """The log; with `rename`, the ids of `world` (the walked world) minted anew."""
@@ -156,3 +162,50 @@ def _renumber(e: dict) -> None:
     res = (msg or {}).get("result") if isinstance(msg, dict) else None
     if isinstance(res, dict) and isinstance(res.get("_meta"), dict) and "io.modelcontextprotocol/subscriptionId" in res["_meta"]:
         res["_meta"]["io.modelcontextprotocol/subscriptionId"] = num(res["_meta"]["io.modelcontextprotocol/subscriptionId"])
+
+
+# ---- random walks ----------------------------------------------------------------------------------
+WALK_ACTORS = ("client", "network", "host", "clock")   # what a traffic log can show or leave to the search
+
+
+def walk(seed: int, steps: int, variant=None, run_events: bool = True):
+    """(world, recorder) of a random walk of the model (or a variant) as the validator's instance
+    runs it. The walk keeps to what a recorded session can be: stdio only for alice's client on S1
+    (the mapping names one stdio Subject); without run events, no step nothing on the wire shows
+    (effects, child runs), and clients name only the task ids and interrupt keys the host has sent
+    (a real client knows no other)."""
+    import random
+
+    from model.actions import load_all
+
+    from . import make_world
+    from .search import SILENT
+    world, rec, rnd, table = make_world(variant), Recorder(run_events), random.Random(seed), load_all()
+    names = [n for n, a in table.items() if a.actor in WALK_ACTORS and (run_events or n not in SILENT)]
+    for _ in range(steps):
+        moves = [(n, a) for n in names for a in table[n].moves(world) if _recordable(world, rec, n, a, run_events)]
+        if not moves:
+            break
+        name, args = moves[rnd.randrange(len(moves))]
+        rec.record(world, world.apply(name, args, check=False))
+    return world, rec
+
+
+def _recordable(world, rec, name, args, run_events) -> bool:
+    stdio = args.get("transport") == "stdio" or name in ("stdio_cancel", "stdio_close")
+    if stdio:
+        client = args.get("client") or world.requests[args["request"]].client
+        if client != "C1" or args.get("server", "S1") != "S1" or ("C1", "S1") not in world.stdio_open:
+            return False
+    if run_events:
+        return True
+    shown = rec.shown
+    if "ref" in args:
+        raw = identity.unproject(args["ref"])
+        if raw in world.runs and identity.project(raw) not in shown:
+            return False
+        if "key" in args and args["key"] in world.interrupts and args["key"] not in shown:
+            return False
+    if name == "listen":
+        return all(world.rules.task_id(world, r) in shown for r in world.runs.values() if r.server == args["server"])
+    return True

@@ -42,9 +42,10 @@ INTERNAL_ACTORS = ("host", "clock")
 class Stop(Exception):
     """The search gave up: a budget or cap (undetermined), or a divergence."""
 
-    def __init__(self, kind: str, reason: str, allowed=(), requirement=None, prop=None):
+    def __init__(self, kind: str, reason: str, allowed=(), at: int | None = None):
         super().__init__(reason)
-        self.kind, self.reason, self.allowed, self.requirement, self.prop = kind, reason, list(allowed), requirement, prop
+        self.kind, self.reason, self.allowed = kind, reason, list(allowed)
+        self.at = at            # the event that diverged, when it is not the one being matched
 
 
 @dataclass
