@@ -48,7 +48,6 @@ class Run:
     log: list[dict] = field(default_factory=list)
     interrupts: list[str] = field(default_factory=list)
     cancel_reason: str | None = None
-    outcome: str = ""                  # the text of the tool result
     elicitation: tuple[str, ...] = ()  # elicitation modes the creating request declared (P-ELICIT)
     task: asyncio.Task | None = None
     version: int = 0                   # bumped by every change; `changed` is set and replaced then
@@ -132,7 +131,6 @@ class Engine:
 
     def _finish(self, run: Run, status: str, kind: str) -> None:
         if run.status == "running":
-            run.outcome = f"run {status}"
             self._append(run, kind, status)
 
     def cancel(self, run: Run, reason: str, cause: str) -> bool:

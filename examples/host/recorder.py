@@ -174,9 +174,8 @@ class RecordingASGI:
         try:
             await self.app(scope, rec_receive, rec_send)
         finally:
-            if not state["closed"]:
-                # The app returned without a whole response (the handler was cancelled by a drop).
-                close("dropped", "client" if not state["final"] else "server")
+            # The app ended without a whole response and no disconnect was seen: the host cut it.
+            close("dropped", "server")
 
 
 class _ReadRecorder:

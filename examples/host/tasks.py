@@ -93,7 +93,8 @@ class TasksExtension(Extension):
         return max(0, int((purge_wall - run.created_at) * 1000))
 
     def tool_result(self, run: Run) -> dict:
-        return wire.call_tool_result(run.status != "completed", run.outcome or f"run {run.status}")
+        """completed -> isError false; failed and cancelled -> isError true (§G.14)."""
+        return wire.call_tool_result(run.status != "completed", f"run {run.status}")
 
     def input_requests(self, run: Run) -> dict:
         return {i.id: wire.elicitation_input_request(f"{i.kind} needed", {

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+import httpx
+
 from .legs import Clients, LegFailed, check, poll
 
 TERMINAL = {"completed", "failed", "cancelled"}
@@ -59,6 +61,9 @@ def main(argv=None) -> int:
         except LegFailed as e:
             failed += 1
             print(f"FAIL  {name}: {e}")
+        except httpx.HTTPError as e:
+            print(f"error: {name}: the host at {argv[0]} did not answer: {e}", file=sys.stderr)
+            return 4
     return 1 if failed else 0
 
 

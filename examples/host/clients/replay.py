@@ -15,6 +15,8 @@ import json
 import sys
 import time
 
+import httpx
+
 from ..identity import TOKENS, project, unproject
 from .mcp_client import HttpClient
 
@@ -136,13 +138,21 @@ def main(argv=None) -> int:
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 3
-    trace = load(argv[1])
-    why = unplayable(trace)
+    try:
+        trace = load(argv[1])
+        why = unplayable(trace)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"error: {argv[1]} is not a trace.itf.json: {e}", file=sys.stderr)
+        return 3
     if why:
         print(f"error: {argv[1]} is not playable here: {why}", file=sys.stderr)
         return 3
-    for a in Player(argv[0], trace).play():
-        print(json.dumps(a))
+    try:
+        for a in Player(argv[0], trace).play():
+            print(json.dumps(a))
+    except httpx.HTTPError as e:
+        print(f"error: the host at {argv[0]} did not answer: {e}", file=sys.stderr)
+        return 4
     return 0
 
 
