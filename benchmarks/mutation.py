@@ -138,6 +138,8 @@ class _Hook(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def check(args) -> dict:
     """Verdicts of each stage, or {"crashed": why}. The unmutated model when args.index < 0."""
     if args.index >= 0:
+        if list(mutants(args.file)[args.index]) != [args.line, args.what]:
+            return {"crashed": f"{args.file} changed while the analysis ran: mutant {args.index} is another one"}
         sys.meta_path.insert(0, _Hook(args.file[:-3].replace("/", "."), mutated_code(args.file, args.index)))
     from properties.base import load_catalogue
     from verifier.engines import bfs
@@ -186,8 +188,8 @@ def classify(base: dict, got: dict) -> tuple[str, str]:
     return "survived", ""
 
 
-def run_child(opts, file: str, index: int) -> dict:
-    cmd = [sys.executable, __file__, "--child", file, str(index), "--seed", str(opts.seed), "--chunks",
+def run_child(opts, file: str, index: int, line: int = 0, what: str = "") -> dict:
+    cmd = [sys.executable, __file__, "--child", file, str(index), str(line), what, "--seed", str(opts.seed), "--chunks",
            str(opts.chunks), "--bfs-budget", str(opts.bfs_budget), "--composed-states", str(opts.composed_states)]
     limit = opts.bfs_budget + 300
     try:
@@ -214,10 +216,10 @@ def main(argv=None) -> int:
                          "the same mutant always gets the same verdicts)")
     ap.add_argument("--list", action="store_true", help="list the mutants, check none")
     ap.add_argument("--json", help="write every mutant's outcome to this file")
-    ap.add_argument("--child", nargs=2, metavar=("FILE", "INDEX"), help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs=4, metavar=("FILE", "INDEX", "LINE", "WHAT"), help=argparse.SUPPRESS)
     opts = ap.parse_args(argv)
     if opts.child:
-        opts.file, opts.index = opts.child[0], int(opts.child[1])
+        opts.file, opts.index, opts.line, opts.what = opts.child[0], int(opts.child[1]), int(opts.child[2]), opts.child[3]
         sys.path.insert(0, str(ROOT))
         print(json.dumps(check(opts)))
         return 0
@@ -239,7 +241,7 @@ def main(argv=None) -> int:
         return 4
     results = []
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        for (f, i, line, what), got in zip(todo, pool.map(lambda t: run_child(opts, t[0], t[1]), todo)):
+        for (f, i, line, what), got in zip(todo, pool.map(lambda t: run_child(opts, *t), todo)):
             outcome, why = classify(base, got)
             results.append({"file": f, "line": line, "mutation": what, "outcome": outcome, "why": why})
             print(f"{outcome:8s} {f}:{line}: {what}  {why}", file=sys.stderr, flush=True)

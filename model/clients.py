@@ -12,6 +12,8 @@ from .state import Request
 
 TOOLS = ("flow", "task-only")     # task-only refuses a call without the extension (-32021)
 RESPONSES = ("accept", "decline", "cancel")
+# An MRTR retry may also leave a key unanswered: it resolves nothing, and its requestState is spent.
+RETRY_RESPONSES = (*RESPONSES, "none")
 
 
 def _budget(world, reserve: int = 0) -> bool:
@@ -55,7 +57,72 @@ def new_request(world, client: str, server: str, transport: str, method: str, *,
     if transport == "http" and task_ref is not None:
         q.mcp_name = task_ref if header_ok else task_ref + "x"
     world.requests[qid] = q
+    if world.step is not None:
+        world.step.forms.extend(request_forms(world, q))
     return q
+
+
+# ---- the forms of requests the environment generates (coverage) ------------------------------------
+# Every form a dimension of the environment can take: an engine counts how often each was sent
+# (`Step.forms`), and one never sent on the baseline is a vacuity of the environment.
+REQUEST_FORMS = {
+    "method": ("tools/call", "tasks/get", "tasks/update", "tasks/cancel", "subscriptions/listen", "server/discover",
+               "unsupported"),
+    "transport": ("http", "stdio"),
+    "tasks declaration": ("declared", "omitted"),
+    "elicitation declaration": ("form and url", "none"),
+    "task reference": ("own run", "own run, %2F form", "tenant segment swapped", "another tenant's run",
+                       "same tenant, another Subject's run", "fabricated", "malformed"),
+    "routing header": ("matching", "mismatched"),
+    "tasks/update key": ("issued", "never issued"),
+    "answer action": ("accept", "decline", "cancel", "none"),
+    "mrtr requestState": ("issued to the caller", "spent by an earlier retry", "another principal's"),
+}
+
+
+def request_forms(world, q) -> list[tuple[str, str]]:
+    """The (dimension, form) pairs request q takes, judged from the request as sent."""
+    params = q.message.get("params") or {}
+    method = q.method if q.method in REQUEST_FORMS["method"] else "unsupported"
+    out = [("method", method), ("transport", q.transport),
+           ("tasks declaration", "declared" if q.declares_tasks else "omitted"),
+           ("elicitation declaration", "form and url" if q.elicitation_modes else "none")]
+    if q.task_ref is not None:
+        out.append(("task reference", _ref_form(world, q)))
+        if q.transport == "http":
+            out.append(("routing header", "matching" if q.mcp_name == q.task_ref else "mismatched"))
+    answers = params.get("inputResponses")
+    if q.method == "tasks/update":
+        raw = identity.unproject(q.task_ref or "")
+        run = world.runs.get(raw) if raw else None
+        out += [("tasks/update key", "issued" if run is not None and k in run.interrupts else "never issued")
+                for k in answers or {}]
+    if answers is not None:
+        out += [("answer action", a.get("action", "none")) for a in answers.values()] or [("answer action", "none")]
+    if q.method == "tools/call" and params.get("requestState") is not None:
+        token = params["requestState"]
+        rs = world.request_states.get(token)
+        spent = any(o is not q and (o.message.get("params") or {}).get("requestState") == token
+                    for o in world.requests.values())
+        out.append(("mrtr requestState", "another principal's" if rs is None or rs.principal != q.subject
+                    else "spent by an earlier retry" if spent else "issued to the caller"))
+    return out
+
+
+def _ref_form(world, q) -> str:
+    ref = q.task_ref
+    raw = identity.unproject(ref)
+    if raw is None:
+        return "malformed"
+    run = world.runs.get(raw)
+    if run is None:
+        other = identity.opaque(raw)
+        return "tenant segment swapped" if any(identity.opaque(r) == other for r in world.runs) else "fabricated"
+    if run.tenant != world.params.subject(q.subject).tenant:
+        return "another tenant's run"
+    if run.owner != q.subject:
+        return "same tenant, another Subject's run"
+    return "own run, %2F form" if "%2F" in ref else "own run"
 
 
 # ---- tools/call ----------------------------------------------------------------------------------
@@ -98,7 +165,8 @@ def call_tool_bad_args(world, client, server, declare):
 def _retry_moves(world):
     if not _budget(world, reserve=world.params.retry_reserve):   # a retry continues a call: requests in reserve
         return []
-    return Union(Product([("client", list(world.params.clients)), ("response", RESPONSES), ("declare", [True, False])],
+    return Union(Product([("client", list(world.params.clients)), ("response", RETRY_RESPONSES),
+                          ("declare", [True, False])],
                          extra=dict(answers=q.id))
                  for q in world.requests.values()
                  if q.phase == "delivered" and q.response
@@ -113,7 +181,7 @@ def mrtr_retry(world, client, answers, response, declare):
     prev = world.requests[answers]
     result = prev.response["result"]
     responses = {k: {"action": response, **({"content": {"approved": True}} if response == "accept" else {})}
-                 for k in result.get("inputRequests", {})}
+                 for k in result.get("inputRequests", {}) if response != "none"}
     transport = prev.transport if (client, prev.server) in world.stdio_open or prev.transport == "http" else "http"
     q = new_request(world, client, prev.server, transport, "tools/call", declares_tasks=declare,
                     params={"tool": prev.message["params"]["name"], "arguments": prev.message["params"]["arguments"],

@@ -128,9 +128,7 @@ def _receive_retry(world, q) -> None:
     R = world.rules
     params = q.message["params"]
     rs = world.request_states.get(params.get("requestState") or "")
-    valid = (rs is not None and not rs.used and rs.principal == q.subject
-             and world.interrupts[rs.interrupt].open)
-    if not valid:
+    if not R.request_state_verifies(world, q, rs):
         return send(world, q, wire.error_response(q.id, wire.INVALID_PARAMS, "Invalid or used requestState"))
     rs.used = True
     q.retry_valid, q.run = True, rs.run

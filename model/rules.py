@@ -309,6 +309,11 @@ class Rules:
         return True
 
     # ---- §G ownership and disconnect ----------------------------------------------------------
+    def request_state_verifies(self, world, q, rs) -> bool:
+        """§G.12: an MRTR retry's requestState verifies when it was issued to this principal, is
+        unused, and its interrupt is still open (rs is None: no state, or one never issued)."""
+        return rs is not None and not rs.used and rs.principal == q.subject and world.interrupts[rs.interrupt].open
+
     def owns_on_receipt(self, world, q) -> bool:
         return q.method == "tools/call" and (q.retry_of is None or q.retry_valid)
 

@@ -103,4 +103,5 @@ class Step:
     pre_owner: dict[str, str | None] = field(default_factory=dict)
     cancelled: list[tuple[str, str]] = field(default_factory=list)   # (requestId, cause) cancelled here
     created: list[str] = field(default_factory=list)   # ids of requests, runs, interrupts made here
+    forms: list[tuple[str, str]] = field(default_factory=list)   # (dimension, form) of each request sent here
     note: str = ""

@@ -414,6 +414,10 @@ def run_no(n):
     return lambda w: {"run": list(w.runs)[n - 1]}
 
 
+def _clarification(n):
+    return lambda w: {"run": list(w.runs)[n - 1], "kind": "clarification", "form": True}
+
+
 H1 = "H1"
 _BOUND = [("harness_start", dict(client=H1, server="S1", long=False)),    # tools/call r1, declaring tasks
           ("answer", dict(request="r1")),                                  # CreateTaskResult
@@ -448,4 +452,15 @@ STORIES = {
         ("harness_start", dict(client=H1, server="S1", long=True))],           # a long op declares
     "harness-local-authority": _BOUND + _poll("r2") + [
         ("run_start", run_no(1)), ("run_complete", run_no(1))] + _poll("r3"),
+    # The two ways the harness answers input: tasks/update for a bound task that reads
+    # input_required, an MRTR retry for a call answered InputRequiredResult (random steps reach
+    # neither: each needs a run suspended on a clarification between the harness's own steps).
+    "harness-answers-task-input": _BOUND + [
+        ("run_start", run_no(1)), ("run_interrupt", _clarification(1))] + _poll("r2") + [
+        ("harness_update", dict(client=H1, op="op1")), ("harness_receive", dict(request="r3"))],
+    "harness-answers-by-mrtr": [
+        ("harness_start", dict(client=H1, server="S2", long=False)),    # S2 serves no Tasks: a plain call
+        ("run_start", run_no(1)), ("run_interrupt", _clarification(1)),
+        ("answer", dict(request="r1")), ("harness_receive", dict(request="r1")),   # InputRequiredResult
+        ("harness_mrtr", dict(client=H1, op="op1"))],
 }

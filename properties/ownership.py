@@ -29,6 +29,7 @@ The RFC ties a run to the request that still owes its caller a response:
 from __future__ import annotations
 
 from model import identity
+from model.wire import INVALID_PARAMS
 
 from .base import annotate, learnt_at, prop
 
@@ -57,15 +58,74 @@ def started_run(world, q, created: dict[str, str] | None = None) -> str | None:
     """The run q started (a tools/call) or continues (a verified MRTR retry), else None."""
     if q.method != "tools/call":
         return None
-    if q.retry_of is not None:
-        if not q.retry_valid:
-            return None
-        token = (q.message.get("params") or {}).get("requestState")
-        rs = world.request_states.get(token or "")
-        return rs.run if rs is not None and rs.principal == q.subject else None
     if created is None:
         created = created_runs(world)
+    if q.retry_of is not None:
+        return retry_run(world, q, created) if retry_verifies(world, q, created) else None
     return created.get(q.id)
+
+
+def _token(q) -> str | None:
+    return (q.message.get("params") or {}).get("requestState")
+
+
+def refused_retry(q) -> bool:
+    """The host refused the retry's requestState: its whole answer is -32602 (sent at receipt)."""
+    return (q.response or {}).get("error", {}).get("code") == INVALID_PARAMS
+
+
+def retry_run(world, q, created) -> str | None:
+    """The run an MRTR retry continues: the run of the request whose InputRequiredResult it answers."""
+    prev = world.requests.get(q.retry_of)
+    if prev is None:
+        return None
+    return retry_run(world, prev, created) if prev.retry_of is not None else created.get(prev.id)
+
+
+def retry_verifies(world, q, created) -> bool:
+    """Does q's requestState verify, as an observer of the wire judges it? It was issued, in the
+    InputRequiredResult q answers, to q's own principal; no earlier retry carrying it was accepted
+    (a state is spent once); and the host did not refuse it. That last clause takes the host's
+    word that the interrupt was no longer open; `retry_refused_wrongly` checks that word at the very
+    step the retry arrives, from the interrupt's state before it (the one thing the wire does not
+    show: which interrupt a state is bound to is read from the host's record of what it issued)."""
+    token, prev = _token(q), world.requests.get(q.retry_of)
+    if not token or prev is None or prev.subject != q.subject or refused_retry(q):
+        return False
+    if ((prev.response or {}).get("result") or {}).get("requestState") != token:
+        return False
+    for other in world.requests.values():
+        if other is q:
+            return True
+        if other.retry_of is not None and _token(other) == token and other.subject == q.subject \
+                and not refused_retry(other):
+            return False                  # spent by an earlier accepted retry
+    return True
+
+
+def retry_refused_wrongly(world, step) -> str | None:
+    """A retry arriving at this step whose state verifies (issued to it, unspent, its interrupt open
+    just before) was refused: a valid MRTR retry must be accepted and continue its run."""
+    for qid in step.created:
+        q = world.requests.get(qid)
+        if q is None or q.retry_of is None or not refused_retry(q):
+            continue
+        token, prev = _token(q), world.requests.get(q.retry_of)
+        rs = world.request_states.get(token or "")
+        if rs is None or prev is None or prev.subject != q.subject:
+            continue
+        if ((prev.response or {}).get("result") or {}).get("requestState") != token:
+            continue
+        if any(o is not q and o.retry_of is not None and _token(o) == token and not refused_retry(o)
+               for o in world.requests.values()):
+            continue
+        i = world.interrupts.get(rs.interrupt)
+        resolved_here = any(e.get("type") == "interrupt.resolved" and e.get("interruptId") == rs.interrupt
+                            for _, e in step.events)
+        if i is not None and (i.open or resolved_here):
+            return (f"MRTR retry {qid} of {q.subject} echoed the unspent requestState issued to it by {prev.id} "
+                    f"while {world.label(rs.interrupt)} was open, yet was refused ({q.response['error']['code']})")
+    return None
 
 
 def descendants(world, run_id: str) -> list[str]:
@@ -79,15 +139,37 @@ def descendants(world, run_id: str) -> list[str]:
     return out
 
 
+def connection_cancellations(world, step) -> list[tuple[str, str]]:
+    """(requestId, cause) for each request still owing its response that this step's connection
+    event cancels: an HTTP disconnect (also a harness process dying), a stdio notifications/cancelled,
+    stdio EOF where P-STDIO-EOF says it cancels. Derived from the client's or network's action
+    alone, never from the host's record of what it cancelled: a host that ignores a cancellation
+    is then seen ignoring it."""
+    a, args = step.action, step.args
+    if a in ("disconnect", "stdio_cancel"):
+        qids, cause = [args.get("request")], ("http-disconnect" if a == "disconnect" else "stdio-cancelled")
+    elif a == "stdio_close" and world.params.p_stdio_eof == "cancel-open":
+        qids, cause = [q.id for q in world.requests.values() if q.client == args.get("client")
+                       and q.server == args.get("server") and q.transport == "stdio"], "stdio-eof"
+    elif a == "harness_crash" and world.harness is not None:
+        qids = [qid for qid, sent in world.harness.sent.items() if sent[0] == args.get("client")]
+        cause = "http-disconnect"
+    else:
+        return []
+    return [(qid, cause) for qid in qids if step.pre_phase.get(qid) in OPEN
+            and world.requests[qid].method != "subscriptions/listen"]
+
+
 def owner_cancellations(world, step, created=None) -> list[tuple[str, str, str]]:
     """(requestId, cause, runId) for each request cancelled at this step while it owned a run."""
-    if not step.cancelled:
+    cancelled = connection_cancellations(world, step)
+    if not cancelled:
         return []
     created = created_runs(world) if created is None else created
     out = []
-    for qid, cause in step.cancelled:
+    for qid, cause in cancelled:
         q = world.requests.get(qid)
-        if q is None or step.pre_phase.get(qid) not in OPEN:
+        if q is None:
             continue
         rid = started_run(world, q, created)
         if rid is not None:
@@ -126,6 +208,9 @@ def _own1_premise(world, step):
       "it, from receipt until the whole final response is sent; nothing else owns it, and a run has at "
       "most one owner.", premise=_own1_premise)
 def own1_ownership_follows_protocol(world, step):
+    wrong = retry_refused_wrongly(world, step)
+    if wrong:
+        return wrong
     created = created_runs(world)
     should: dict[str, list[str]] = {}
     for q in world.requests.values():
@@ -215,7 +300,10 @@ def _after_response_targets(world, step) -> list[str]:
         c, s = step.args.get("client"), step.args.get("server")
         return [q.id for q in world.requests.values() if q.client == c and q.server == s
                 and q.transport == "stdio" and step.pre_phase.get(q.id) in ANSWERED]
-    return [qid for qid, _ in step.cancelled if step.pre_phase.get(qid) in ANSWERED]
+    if step.action == "harness_crash" and world.harness is not None:     # its connections drop
+        return [qid for qid, sent in world.harness.sent.items() if sent[0] == step.args.get("client")
+                and step.pre_phase.get(qid) in ANSWERED]
+    return []
 
 
 def _own3_premise(world, step):
@@ -301,7 +389,7 @@ def _cascade_of_owned(world, step) -> tuple[list[tuple[str, str, str]], set[str]
 
 
 def _own4_premise(world, step):
-    if not step.cancelled:
+    if not connection_cancellations(world, step):
         return False
     owned, allowed = _cascade_of_owned(world, step)
     return bool(owned) and any(rid not in allowed and pre not in TERMINAL for rid, pre in step.pre_status.items())
@@ -311,7 +399,8 @@ def _own4_premise(world, step):
       "Cancelling a request cancels only the run it owned and the runs that run's cancelRun cascades to; "
       "never another request's, caller's or tenant's run.", premise=_own4_premise)
 def own4_cancellation_stays_in_cascade(world, step):
-    if not step.cancelled:
+    cancelled = connection_cancellations(world, step)
+    if not cancelled:
         return None
     owned, allowed = _cascade_of_owned(world, step)
     hit = {rid for rid, e in step.events if e.get("type") == "run.cancelling" and not e.get("replayed")}
@@ -319,7 +408,7 @@ def own4_cancellation_stays_in_cascade(world, step):
             and step.pre_status.get(rid) not in (None, "cancelling", "cancelled")}
     for rid in sorted(hit - allowed):
         r = world.runs[rid]
-        which = ", ".join(f"{qid} ({cause})" for qid, cause in step.cancelled)
+        which = ", ".join(f"{qid} ({cause})" for qid, cause in cancelled)
         mine = ", ".join(world.label(o) for _, _, o in owned) or "no run"
         return (f"the cancellation of request {which} (which owned {mine}) also cancelled {world.label(rid)} "
                 f"(started by {r.owner} of tenant {r.tenant}, status {step.pre_status.get(rid)} -> {r.status}), "
@@ -373,6 +462,16 @@ STORIES = {
         ("mrtr_retry", dict(client="C2", answers="r1", response="accept", declare=False)),   # r2 owns run1
         ("disconnect", dict(request="r2")),                                  # §G.12: run1 is cancelled
         ("run_compensate", _run(1)), ("run_finish_cancel", _run(1))],
+    # Retries that own nothing (another principal's state; the spent state reused) beside one that
+    # verifies and answers nothing: it owns run1 until its own answer asks again.
+    "retries-spend-their-state": [
+        _call("C2", "S2", False), ("run_start", _run(1)),
+        ("run_interrupt", lambda w: dict(run=list(w.runs)[0], kind="approval", form=True)),
+        ("answer", dict(request="r1")), ("deliver", dict(request="r1")),     # InputRequiredResult
+        ("mrtr_retry", dict(client="C1", answers="r1", response="accept", declare=False)),   # not C1's state
+        ("mrtr_retry", dict(client="C2", answers="r1", response="none", declare=False)),     # r3 owns run1
+        ("answer", dict(request="r3")), ("deliver", dict(request="r3")),     # asked again, a fresh state
+        ("mrtr_retry", dict(client="C2", answers="r1", response="accept", declare=False))],  # r1's, spent
     "answered-requests-disconnect": [
         _call("C1", "S1", True), ("run_start", _run(1)),
         ("answer", dict(request="r1")), ("disconnect", dict(request="r1")),  # CreateTaskResult lost in flight

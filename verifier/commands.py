@@ -98,7 +98,9 @@ def result_json(result, paths: dict | None = None) -> dict:
                                             "steps_per_second": round(result.steps_per_second, 1)},
         "stopped": result.stopped or None, "scope": result.scope, "states": result.states,
         "coverage": {"actions": result.action_counts,
-                     "premises": {v.name: v.premise for v in result.verdicts}},
+                     "premises": {v.name: v.premise for v in result.verdicts},
+                     **({"requests": {f"{d}: {f}": n for (d, f), n in sorted(result.form_counts.items())}}
+                        if result.form_counts is not None else {})},
         "properties": [{"name": v.name, "ids": list(v.ids), "kind": v.kind, "clause": v.clause,
                         "verdict": v.verdict, "message": v.message, "length": v.length,
                         "premise": v.premise, "checks": v.checks,
@@ -193,6 +195,16 @@ def print_result(result, con, told: dict | None = None, paths: dict | None = Non
         for name, n in sorted(result.action_counts.items(), key=lambda kv: -kv[1]):
             cov.add_row(name, str(n))
         con.print(cov)
+    if result.form_counts is not None:            # an engine that counts the requests it generated
+        from model.clients import REQUEST_FORMS
+        forms = Table(title="coverage: requests generated, per dimension and form (0: a vacuity of the environment)")
+        for col in ("dimension", "form", "requests"):
+            forms.add_column(col, no_wrap=col != "form", justify="right" if col == "requests" else "left")
+        for dim, names in REQUEST_FORMS.items():
+            for form in names:
+                n = result.form_counts.get((dim, form), 0)
+                forms.add_row(dim, form, str(n) if n else "[red]0 (never generated)[/]")
+        con.print(forms)
     if result.overrides:
         ov = Table(title="overrides: calls, and answers that differed from the baseline's")
         ov.add_column("rule", no_wrap=True)

@@ -57,6 +57,7 @@ class CheckResult:
     stopped: str = ""                  # why the search ended before its budget, when it did
     states: dict | None = None         # an exhaustive engine's state counts
     scope: dict | None = None          # an exhaustive engine's scope
+    form_counts: dict | None = None    # (dimension, form) -> requests sent, where the engine counts them
 
     @property
     def steps_per_second(self) -> float:
@@ -270,7 +271,8 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
         budget_s=budget, elapsed_s=time.monotonic() - started,
         bounds={**params.sizes(), "steps_per_example": step_count, "examples_per_chunk": examples_per_chunk,
                 "chunks": chunk, "scenarios": scenarios}, examples=obs.examples, steps=obs.steps,
-        action_counts=dict(sorted(obs.action_counts.items())), verdicts=verdicts, faults=faults,
+        action_counts=dict(sorted(obs.action_counts.items())), form_counts=dict(obs.form_counts),
+        verdicts=verdicts, faults=faults,
         overrides=recorder.summary() if recorder is not None else None, stopped=stopped)
 
 

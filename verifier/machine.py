@@ -75,6 +75,7 @@ def _faulted(world, exc, history, action, args=None) -> ModelFault:
 class Observations:
     """What an exploration saw, across examples: coverage, premises, witnesses, gaps, failures."""
     action_counts: dict = field(default_factory=dict)
+    form_counts: dict = field(default_factory=dict)   # (dimension, form) -> requests sent (model.clients)
     premise_counts: dict = field(default_factory=dict)
     checks: dict = field(default_factory=dict)
     observed: dict = field(default_factory=dict)      # property -> (message, history) first seen
@@ -92,6 +93,8 @@ class Observations:
 def check_step(world, step, props, asserted, obs: Observations):
     obs.steps += 1
     obs.action_counts[step.action] = obs.action_counts.get(step.action, 0) + 1
+    for f in step.forms:
+        obs.form_counts[f] = obs.form_counts.get(f, 0) + 1
     p = None
     try:
         with watchdog.current().bounded():

@@ -17,6 +17,7 @@ HERE = Path(__file__).parent
 # (amendment file, scope it is searched at, the requirement id it must refute)
 CORPUS = [
     ("opaque_lookup.py", "host-small", "ISO-1"),
+    ("spent_request_state.py", "host-small,retry_reserve=2", "OWN-1"),     # two retries: one spends the state
 ]
 
 
