@@ -147,6 +147,9 @@ def test_a_lasso_records_its_loop(tmp_path):
     assert trace_from_json(data).loop == v.loop
     md = (folder / "trace.md").read_text(encoding="utf-8")
     assert f"- **Loops**: the behaviour stays at step {v.loop} for ever" in md
+    # The tutorial's chapter on reading a lasso tells this very trace.
+    chapter = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8").split("## 10. Reading a lasso")[1]
+    assert f'`"loop": {v.loop}`' in chapter and f"with {v.length} steps" in chapter
     with pytest.raises(ValueError):
         itf.build(world_factory(cls), v.trace, {"property": "x"}, loop=len(v.trace) + 1)
 
