@@ -290,3 +290,15 @@ def test_sequence_svg_boxes_a_lasso_loop_and_notes_a_stutter():
     stutter = sequence.to_svg(sequence.build(_lasso(4)))
     assert 'class="sq-loop"' not in stutter and "stays at step 4 for ever" in stutter
     assert "loop " not in sequence.to_mermaid(sequence.build(_lasso(4)))
+
+
+def test_highlighted_lifecycle_draws_every_run_of_the_trace():
+    t = itf_trace.parse(_sample().trace())
+    for k, status in ((3, "pending"), (4, "running")):          # a second run, started at step 3
+        t.steps[k].state["runs"]["acme/BBBB"] = {"label": "run2", "status": status}
+    g = highlight.path_graph(t)
+    assert "the paths of run1, run2" in g.title
+    edge = next(e for e in g.edges if (e.src, e.dst) == ("pending", "running"))
+    assert edge.label.endswith("step 2 (run1), 4 (run2)") and "visited" in edge.marks
+    assert "violation" in g.node("completed").marks            # the focus run's last state, as before
+    assert g.legend[0][0] == "visited by run1, run2"

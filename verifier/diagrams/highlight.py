@@ -1,7 +1,9 @@
-"""The run lifecycle with a counterexample's path highlighted.
+"""The run lifecycle with a trace's runs' paths highlighted.
 
-The states the trace's run visited are filled, the edges it took are bold and numbered by step, and
-the state it was in when the property broke is marked as the violation.
+The states any run of the trace visited are filled, the edges they took are bold and numbered by
+step (and by run, when there are several), and the state the focus run (the one the violation is
+about) was in when the property broke is marked as the violation. The report highlights requests
+and the harness's tool executions as well, step by step (verifier/report).
 """
 from __future__ import annotations
 
@@ -13,28 +15,42 @@ from .trace import Trace
 VISITED_EDGE = "#b45309"
 
 
+def run_ids(trace: Trace) -> list[str]:
+    """Every run of the trace, in the order it appeared."""
+    out: list[str] = []
+    for s in trace.steps:
+        out += [rid for rid in (s.state.get("runs") or {}) if rid not in out]
+    return out
+
+
 def path_graph(trace: Trace, upto: int | None = None) -> Graph:
-    """The run lifecycle with the focus run's path up to step `upto` (the whole trace by default)."""
+    """The run lifecycle with every run's path up to step `upto` (the whole trace by default)."""
     g = lifecycle_graph("run")
-    run = trace.focus_run()
+    focus = trace.focus_run()
     last_index = trace.steps[-1].index if trace.steps else 0
     upto = last_index if upto is None else upto
-    path = [(i, s) for i, s in trace.status_path(run) if i <= upto]
+    runs = [r for r in run_ids(trace) if trace.status_path(r)]
+    paths = {r: [(i, s) for i, s in trace.status_path(r) if i <= upto] for r in runs}
+    path = paths.get(focus, [])
     ids = ", ".join(trace.ids) or trace.meta.get("property", "?")
-    label = trace.run_label(run) if run else "no run"
+    label = trace.run_label(focus) if focus else "no run"
+    labels = [trace.run_label(r) for r in runs if paths[r]] or [label]
+    many = len(labels) > 1
+    named = ", ".join(labels)
     g.name = "lifecycle"
     g.title = (f"{trace.meta.get('variant', '?')} / {trace.meta.get('property', '?')}: "
-               f"the path of {label} ({ids})")
-    g.description = (f"The run lifecycle with the path of {label} in the counterexample highlighted; the last "
-                     f"state is where {ids} broke.")
-    visited = {s for _, s in path}
+               f"the path{'s' if many else ''} of {named} ({ids})")
+    g.description = (f"The run lifecycle with the path{'s' if many else ''} of {named} in the counterexample "
+                     f"highlighted; the last state of {label} is where {ids} broke.")
+    visited = {s for p in paths.values() for _, s in p}
     states = {n.id for n in g.nodes}
     for s in sorted(visited - states):             # a status the baseline lifecycle does not know
         g.nodes.append(Node(s, s))
         states.add(s)
-    taken: dict[tuple[str, str], list[int]] = {}
-    for (_, a), (i, b) in zip(path, path[1:]):
-        taken.setdefault((a, b), []).append(i)
+    taken: dict[tuple[str, str], list[str]] = {}
+    for r in runs:
+        for (_, a), (i, b) in zip(paths[r], paths[r][1:]):
+            taken.setdefault((a, b), []).append(f"{i} ({trace.run_label(r)})" if many else str(i))
     for n in list(g.nodes):
         if n.id in visited:
             g.replace_node(n.id, fill=VISITED[0], stroke=VISITED[1], marks=("visited",))
@@ -55,15 +71,15 @@ def path_graph(trace: Trace, upto: int | None = None) -> Graph:
     for e in g.edges:
         steps = taken.pop((e.src, e.dst), None)
         if steps:
-            edges.append(replace(e, label=f"{e.label}\nstep {', '.join(map(str, steps))}", colour=VISITED_EDGE,
+            edges.append(replace(e, label=f"{e.label}\nstep {', '.join(steps)}", colour=VISITED_EDGE,
                                  style="bold", marks=("visited",)))
         else:
             edges.append(replace(e, colour=FADED))
     # A step the baseline lifecycle does not have (a variant's extra transition): drawn, dashed.
     for (a, b), steps in taken.items():
         edges.append(replace(edges[0], src=a, dst=b, label=f"not in the baseline lifecycle\nstep "
-                             f"{', '.join(map(str, steps))}", colour=VIOLATION[1], style="dashed",
+                             f"{', '.join(steps)}", colour=VIOLATION[1], style="dashed",
                              marks=("visited", "extra")))
     g.edges = edges
-    g.legend = [("visited by " + label, *VISITED), (("violation: " + ids) if violation else "now", *VIOLATION)]
+    g.legend = [("visited by " + named, *VISITED), (("violation: " + ids) if violation else "now", *VIOLATION)]
     return g
