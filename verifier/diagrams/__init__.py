@@ -3,7 +3,8 @@
 Layered like the diagram backends of `transitions`: `graph` builds a neutral `Graph` from a machine of
 `model.lifecycle` (decorated from `model.projection` and from `probe`, which drives the real model),
 `dot`, `svg` and `mermaid` draw it, `highlight` draws a trace's runs' paths on the run lifecycle,
-`sequence` draws its sequence diagram (Mermaid and SVG), and `tutorial` keeps the quoted blocks of docs/tutorial.md in step with the generated files.
+`sequence` draws its sequence diagram (Mermaid and SVG), and `tutorial` keeps the quoted blocks of
+docs/tutorial.md in step with the generated files.
 
     taskmodel diagrams [--out DIR] [--counterexamples DIR] [--tutorial-file FILE]
                        [--lifecycles] [--traces] [--tutorial] [--check]
