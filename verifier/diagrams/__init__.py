@@ -68,7 +68,7 @@ def readme(gs: list[graph.Graph]) -> str:
         "differ. Each diagram is here as Mermaid (rendered below), SVG (Graphviz) and DOT.",
         "",
         "Every counterexample under `../counterexamples/<variant>/<property>/` has a `lifecycle.svg` and "
-        "`lifecycle.mmd` beside its trace: the run lifecycle with the violating run's path highlighted. "
+        "`lifecycle.mmd` beside its trace: the run lifecycle with every run's path highlighted, the violating run's last state marked. "
         "The tutorial (`../docs/tutorial.md`) walks through them.",
         "",
         "| diagram | SVG | Mermaid | DOT |",
