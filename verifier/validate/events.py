@@ -66,6 +66,10 @@ class LogMatcher(Matcher):
                 self.cands = [self._apply(c, "stdio_close", self._stdio_args(c, conn)) for c in self.cands]
             return
         for qid in conn.requests:
+            q = self.cands[0].world.requests[qid]
+            if how == "closed" and q.phase in OPEN_PHASES and q.method != "subscriptions/listen":
+                raise Stop("diverges", f"connection {name} closed after the whole response, and the log has no "
+                                       f"response to {qid}", [f"{qid}: a response"])
             self.cands = [self._close_request(c, qid, how) for c in self.cands]
 
     def _stdio_args(self, c, conn):

@@ -1,0 +1,258 @@
+"""`taskmodel validate` on logs generated from the model itself (`verifier.validate.render`): any
+behaviour of the model is a valid log, so the baseline's walks conform, a refuting variant's walks
+that break its requirement diverge with that id, and hand-mutated logs diverge where they were
+changed."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from model.variants import resolve
+from verifier.cli import main
+from verifier.validate import host_properties, make_world, validate_log
+from verifier.validate.render import MAPPING, walk
+
+STEPS = 40
+
+
+def _lines(seed, run_events=True, variant=None, rename=True, steps=STEPS):
+    world, rec = walk(seed, steps, variant, run_events)
+    return world, rec.lines(world, rename=rename)
+
+
+def _broken(variant, world) -> set[str]:
+    """The requirement ids the walk itself breaks, replayed in the variant with the catalogue."""
+    props = [p for p in host_properties() if p.asserted]
+    w = make_world(variant)
+    out = set()
+    for s in world.history:
+        step = w.apply(s.action, s.args, check=False)
+        for p in props:
+            if p.check(w, step):
+                out.update(p.ids)
+    return out
+
+
+# ---- the baseline's own behaviours conform ---------------------------------------------------------
+@pytest.mark.parametrize("run_events", [True, False], ids=["run-events", "client-side"])
+def test_baseline_walks_conform_with_ids_renamed(run_events):
+    for seed in range(12):
+        _, lines = _lines(seed, run_events)
+        r = validate_log(lines, MAPPING, budget=30)
+        assert r.result == "conforms", (seed, r.to_json())
+        assert r.matched == r.events and r.exit_code == 0
+        assert {p["verdict"] for p in r.properties} <= {"holds", "vacuous"}
+
+
+def test_model_ids_and_renamed_ids_give_one_answer():
+    for seed in (3, 5):
+        plain = validate_log(_lines(seed, rename=False)[1], MAPPING).to_json()
+        renamed = validate_log(_lines(seed, rename=True)[1], MAPPING).to_json()
+        assert plain["result"] == renamed["result"] == "conforms"
+        assert plain["properties"] == renamed["properties"]
+
+
+def test_premises_reached_are_holds_and_the_rest_vacuous():
+    r = validate_log(_lines(8)[1], MAPPING)
+    verdicts = {p["property"]: p["verdict"] for p in r.properties}
+    assert "holds" in verdicts.values() and "vacuous" in verdicts.values()
+    empty = ['{"event":"header","t":0,"format":"mcp-traffic/1"}',
+             '{"event":"open","t":0.1,"conn":"a","transport":"http"}']
+    nothing = validate_log(empty, MAPPING)
+    assert nothing.result == "undetermined" and nothing.exit_code == 2
+
+
+# ---- a refuting variant's behaviours diverge with its id ---------------------------------------------
+VARIANTS = ["foreign-task-403", "get-appends-read-event", "detach-on-disconnect", "notify-cancelled-on-run-cancel"]
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_variant_walks_that_break_its_requirement_diverge_with_it(name):
+    v = resolve(name)
+    want = {rid for rid, verdict in v.expect.items() if verdict == "refuted"}
+    seen = 0
+    for seed in range(12):
+        world, lines = _lines(seed, True, v)
+        if not _broken(v, world) & want:
+            continue
+        seen += 1
+        r = validate_log(lines, MAPPING, budget=30)
+        assert r.result == "diverges" and r.exit_code == 1, (seed, r.to_json())
+        assert r.divergence.requirement in want, (seed, r.divergence.to_json())
+        assert validate_log(lines, MAPPING, variant=name, budget=30).result == "conforms", seed
+    assert seen, f"no walk of {name} broke {sorted(want)}: the test exercised nothing"
+
+
+# ---- hand-mutated logs diverge where they were changed -----------------------------------------------
+def _events(lines):
+    return [json.loads(x) for x in lines]
+
+
+def _dump(events):
+    return [json.dumps(e) for e in events]
+
+
+def _first(events, pred):
+    return next(i for i, e in enumerate(events) if pred(e))
+
+
+def test_a_changed_response_diverges_at_it():
+    _, lines = _lines(8)
+    events = _events(lines)
+    i = _first(events, lambda e: e.get("dir") == "s2c" and "error" in e["message"]
+               and e["message"]["error"]["code"] == -32602)
+    events[i]["message"]["error"]["code"] = -32603
+    r = validate_log(_dump(events), MAPPING)
+    assert r.result == "diverges" and r.divergence.line == i + 1, r.to_json()
+    assert any("-32602" in a for a in r.divergence.allowed)
+
+
+def test_a_dropped_response_diverges_at_the_close():
+    lines = _session([("alice", "tools/call"), ("alice", "close")])
+    assert validate_log(lines, MAPPING).result == "conforms"
+    events = _events(lines)
+    i = _first(events, lambda e: e.get("dir") == "s2c" and "result" in e["message"])
+    close = _first(events, lambda e: e.get("event") == "close")
+    del events[i]
+    r = validate_log(_dump(events), MAPPING)
+    assert r.result == "diverges" and r.divergence.line == close, r.to_json()     # one line earlier now
+    assert "has no response" in r.divergence.reason
+
+
+def test_a_foreign_403_breaks_iso_1():
+    """mallory reads alice's task: the host must answer as for a task that does not exist."""
+    lines = _session([("alice", "tools/call"), ("mallory", "tasks/get")])
+    assert validate_log(lines, MAPPING).result == "conforms"
+    events = _events(lines)
+    i = _first(events, lambda e: e.get("dir") == "s2c" and "error" in e.get("message", {}))
+    events[i]["message"]["error"] = {"code": -32603, "message": "Forbidden", "data": {"httpStatus": 403}}
+    r = validate_log(_dump(events), MAPPING)
+    assert r.result == "diverges" and r.divergence.line == i + 1
+    assert r.divergence.requirement == "ISO-1", r.divergence.to_json()
+
+
+def test_a_get_that_appends_breaks_get_1():
+    lines = _session([("alice", "tools/call"), ("alice", "tasks/get")])
+    events = _events(lines)
+    i = _first(events, lambda e: e.get("dir") == "c2s" and e["message"].get("method") == "tasks/get")
+    run = next(e["runId"] for e in events if e.get("event") == "run")
+    events.insert(i + 1, {"event": "run", "t": events[i]["t"], "runId": run, "kind": "task.read", "status": "pending"})
+    r = validate_log(_dump(events), MAPPING)
+    assert r.result == "diverges" and r.divergence.index == i, r.to_json()    # the header is not an event
+    assert r.divergence.requirement == "GET-1", r.divergence.to_json()
+
+
+def test_a_request_no_model_client_sends_is_named_as_such():
+    lines = _session([("alice", "tools/call")])
+    events = _events(lines)
+    i = _first(events, lambda e: e.get("dir") == "c2s")
+    events[i]["message"]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].pop("elicitation")
+    r = validate_log(_dump(events), MAPPING)
+    assert r.result == "diverges" and r.divergence.requirement is None
+    assert "request form not generated by the model" in r.divergence.reason
+
+
+def _session(script):
+    """A short scripted session (Subject, method) on S1 with run events: a declaring tools/call of
+    flow answered with its CreateTaskResult, then requests naming that task."""
+    world = make_world(None)
+    from verifier.validate.render import Recorder
+    rec = Recorder(True)
+    clients = {world.params.client_subject(c).name: c for c in world.params.clients}
+    ref = None
+    for subject, method in script:
+        c = clients[subject]
+        if method == "close":       # the client has the whole response, then closes the connection
+            rec.record(world, world.apply("deliver", dict(request=qid), check=False))
+            rec.record(world, world.apply("disconnect", dict(request=qid), check=False))
+        elif method == "tools/call":
+            rec.record(world, world.apply("call_tool", dict(client=c, server="S1", transport="http", declare=True,
+                                                             tool="flow"), check=False))
+            qid = f"r{len(world.requests)}"
+            rec.record(world, world.apply("answer", dict(request=qid), check=False))
+            ref = world.requests[qid].response["result"]["taskId"]
+        else:
+            name = method.replace("/", "_")
+            rec.record(world, world.apply(name, dict(client=c, server="S1", ref=ref, transport="http", declare=True,
+                                                     header_ok=True), check=False))
+    return rec.lines(world, rename=True)
+
+
+# ---- bad input: one line naming the line, exit 3 -----------------------------------------------------
+def test_malformed_lines_name_their_line(tmp_path, capsys):
+    _, lines = _lines(1)
+    for bad, words in [("{not json", "not JSON"), ('{"event":"message","t":1}', "message event"),
+                       ('{"event":"nope","t":1}', "unknown event"), ("[1, 2]", "JSON object")]:
+        log = tmp_path / "log.jsonl"
+        log.write_text("\n".join(lines[:5] + [bad] + lines[5:]) + "\n")
+        assert main(["validate", str(log)]) == 3
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"{log}:6:" in err[0] and words in err[0], err
+
+
+def test_bad_mapping_and_flags_are_usage_errors(tmp_path, capsys):
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(_lines(1)[1]) + "\n")
+    for mapping in ['{"tokens": {"t": "eve"}}', "{", '{"tokens": {}, "extra": 1}']:
+        m = tmp_path / "map.json"
+        m.write_text(mapping)
+        assert main(["validate", str(log), "--map", str(m)]) == 3
+    for flags in (["--budget", "0"], ["--budget", "nan"], ["--variant", "no-such-variant"], ["--frob"]):
+        assert main(["validate", str(log), *flags]) == 3
+    assert len(capsys.readouterr().err.strip().splitlines()) == 7
+
+
+def test_the_command_prints_one_json_object(tmp_path, capsys):
+    log, m = tmp_path / "log.jsonl", tmp_path / "map.json"
+    log.write_text("\n".join(_lines(2)[1]) + "\n")
+    m.write_text(json.dumps(MAPPING))
+    assert main(["validate", str(log), "--map", str(m), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["command"] == "validate" and out["result"] == "conforms" and out["exit_code"] == 0
+    assert out["divergence"] is None and out["events"] == out["matched"] > 0
+    assert all(set(p) >= {"id", "verdict"} for p in out["properties"])
+
+
+def test_fuzzed_input_never_tracebacks(tmp_path, capsys):
+    """Random bytes, truncations and shuffles of a real log: an answer or a one-line error."""
+    rnd = random.Random(7)
+    _, lines = _lines(4)
+    text = "\n".join(lines)
+    log = tmp_path / "log.jsonl"
+    for k in range(40):
+        kind = k % 4
+        if kind == 0:
+            body = text[:rnd.randrange(len(text))]
+        elif kind == 1:
+            chars = list(text)
+            for _ in range(5):
+                chars[rnd.randrange(len(chars))] = rnd.choice('{}[]":,0a\\')
+            body = "".join(chars)
+        elif kind == 2:
+            shuffled = lines[:]
+            rnd.shuffle(shuffled)
+            body = "\n".join(shuffled)
+        else:
+            body = bytes(rnd.randrange(256) for _ in range(200)).decode("latin-1")
+        log.write_text(body)
+        code = main(["validate", str(log), "--map", str(_map(tmp_path)), "--budget", "10"])
+        captured = capsys.readouterr()
+        assert code in (0, 1, 2, 3), (k, code, captured.err)
+        assert "Traceback" not in captured.err and len(captured.err.strip().splitlines()) <= 1, captured.err
+
+
+def _map(tmp_path):
+    m = tmp_path / "map.json"
+    m.write_text(json.dumps(MAPPING))
+    return m
+
+
+@pytest.mark.slow
+def test_long_walks_conform():
+    for seed in range(40):
+        for run_events in (True, False):
+            _, lines = _lines(seed, run_events, steps=120)
+            r = validate_log(lines, MAPPING, budget=60)
+            assert r.result == "conforms", (seed, run_events, r.to_json())
