@@ -34,10 +34,12 @@ def check(ok: bool, what: str) -> None:
 
 
 class Clients:
+    """One client per Subject. carol's declares no elicitation, as the model's client C3 does."""
+
     def __init__(self, base: str):
         self.base = base
         for name, token in TOKENS.items():
-            setattr(self, name, HttpClient(base, token))
+            setattr(self, name, HttpClient(base, token, elicitation=name != "carol"))
 
 
 def poll(client: HttpClient, task_id: str, until, timeout: float = 10.0) -> dict:

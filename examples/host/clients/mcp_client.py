@@ -74,8 +74,9 @@ def _sse_messages(lines) -> list[dict]:
 class HttpClient:
     """One Subject's client: each request is its own POST (its own connection on the host's log)."""
 
-    def __init__(self, base: str, token: str):
-        self.base, self.token = base.rstrip("/"), token
+    def __init__(self, base: str, token: str, elicitation: bool = True):
+        # `elicitation`: whether this client declares it can receive elicitation (form and url modes)
+        self.base, self.token, self.elicitation = base.rstrip("/"), token, elicitation
 
     def _body(self, method: str, params: dict, tasks: bool, elicitation: bool) -> tuple[int, dict]:
         rid = next(_ids)
@@ -90,11 +91,11 @@ class HttpClient:
             h["mcp-name"] = name
         return h
 
-    def send(self, method: str, params: dict | None = None, *, tasks: bool = True, elicitation: bool = True,
+    def send(self, method: str, params: dict | None = None, *, tasks: bool = True,
              mcp_name: str | None = None, timeout: float = 30.0) -> Exchange:
         """Send one request and read its whole response (JSON or an SSE stream)."""
         params = params or {}
-        _, body = self._body(method, params, tasks, elicitation)
+        _, body = self._body(method, params, tasks, self.elicitation)
         with httpx.Client(timeout=timeout) as client:
             r = client.post(f"{self.base}/mcp", json=body, headers=self._headers(method, params, mcp_name))
         ex = Exchange(r.status_code, dict(r.headers))
@@ -120,7 +121,7 @@ class HttpClient:
         """Open subscriptions/listen and read its stream for `read_for` seconds (or until `until(messages)`),
         then close the connection (the client's way to end a listen stream on HTTP)."""
         params = {"notifications": {"taskIds": task_ids}}
-        _, body = self._body("subscriptions/listen", params, kw.get("tasks", True), True)
+        _, body = self._body("subscriptions/listen", params, kw.get("tasks", True), self.elicitation)
         ex = Exchange(0, {})
         deadline = time.monotonic() + read_for
         with httpx.Client(timeout=httpx.Timeout(read_for + 5)) as client:
@@ -140,7 +141,7 @@ class HttpClient:
         return ex
 
     def _raw(self, method: str, params: dict, tasks: bool) -> tuple[tuple[str, int], bytes]:
-        _, body = self._body(method, params, tasks, True)
+        _, body = self._body(method, params, tasks, self.elicitation)
         data = json.dumps(body).encode()
         host, port = self.base.split("//", 1)[1].split(":")
         head = "".join(f"{k}: {v}\r\n" for k, v in self._headers(method, params, None).items())

@@ -64,7 +64,7 @@ def _tool_for(trace: dict, model_run: str, after: int) -> str:
 class Player:
     def __init__(self, base: str, trace: dict):
         self.trace = trace
-        self.clients = {c: HttpClient(base, TOKENS[s]) for c, s in SUBJECT_OF_CLIENT.items()}
+        self.clients = {c: HttpClient(base, TOKENS[s], elicitation=s != "carol") for c, s in SUBJECT_OF_CLIENT.items()}
         self.run_ids: dict[str, str] = {}        # model raw runId -> host raw runId
         self.keys: dict[str, str] = {}           # model interruptId -> host interruptId
         self.answers: list[dict] = []            # (step, the JSON-RPC answer) as the client saw it
