@@ -13,6 +13,11 @@ from .graph import FADED, VIOLATION, VISITED, Graph, Node, lifecycle_graph
 from .trace import Trace
 
 VISITED_EDGE = "#b45309"
+PER_LINE = 3            # steps per line of an edge's label: many runs' steps stay a narrow label
+
+
+def _steps(steps: list[str]) -> str:
+    return "\n".join(", ".join(steps[i:i + PER_LINE]) for i in range(0, len(steps), PER_LINE))
 
 
 def run_ids(trace: Trace) -> list[str]:
@@ -71,14 +76,14 @@ def path_graph(trace: Trace, upto: int | None = None) -> Graph:
     for e in g.edges:
         steps = taken.pop((e.src, e.dst), None)
         if steps:
-            edges.append(replace(e, label=f"{e.label}\nstep {', '.join(steps)}", colour=VISITED_EDGE,
+            edges.append(replace(e, label=f"{e.label}\nstep {_steps(steps)}", colour=VISITED_EDGE,
                                  style="bold", marks=("visited",)))
         else:
             edges.append(replace(e, colour=FADED))
     # A step the baseline lifecycle does not have (a variant's extra transition): drawn, dashed.
     for (a, b), steps in taken.items():
-        edges.append(replace(edges[0], src=a, dst=b, label=f"not in the baseline lifecycle\nstep "
-                             f"{', '.join(steps)}", colour=VIOLATION[1], style="dashed",
+        edges.append(replace(edges[0], src=a, dst=b, label=f"not in the baseline lifecycle\nstep {_steps(steps)}",
+                             colour=VIOLATION[1], style="dashed",
                              marks=("visited", "extra")))
     g.edges = edges
     g.legend = [("visited by " + named, *VISITED), (("violation: " + ids) if violation else "now", *VIOLATION)]
