@@ -241,7 +241,7 @@ class Matcher:
         if not out:
             for c in waiting[:5]:
                 for name, args in self._internal_moves(c.world):
-                    text = self.table[name].say(c.world, args)
+                    text = f"{name}({', '.join(f'{k}={v}' for k, v in args.items())})"
                     if text not in out:
                         out.append(text)
         return out[:12]
