@@ -18,8 +18,10 @@ the first kill:
 Outcomes, against the same checks of the unmutated model:
 - killed: an asserted property refuted (its trace replays) that the unmutated model does not refute;
 - crashed: a fault (the model raising at run time), an import error, or the process outlasting its time;
-- vacuous: nothing refuted, but a premise the unmutated model reaches is never reached, or a witness
-  it reaches is not: the check would exit 2, not 0;
+- vacuous: nothing refuted, but a premise the unmutated model reaches is never reached, a witness it
+  reaches is not (the check exits 2, not 0), or an action or request form it generates is not (a
+  vacuity of the environment: check's coverage tables show it, and tests/quality/test_environment.py
+  fails on it);
 - survived: every verdict as for the unmutated model. docs/mutation.md classifies the survivors.
 Functions that only tell a step in words (`_say*`) and docstrings are not mutated.
 """
@@ -160,7 +162,9 @@ def check(args) -> dict:
                                                       max_states=args.composed_states, progress=stop_at_kill)))
     for name, run in stages:
         r = run()
-        out[name] = {"verdicts": {v.name: v.verdict for v in r.verdicts}, "faults": [f.line() for f in r.faults]}
+        out[name] = {"verdicts": {v.name: v.verdict for v in r.verdicts}, "faults": [f.line() for f in r.faults],
+                     "generated": sorted(a for a, n in r.action_counts.items() if n)
+                     + sorted(f"{d}: {f}" for (d, f), n in (r.form_counts or {}).items() if n)}
         if args.index >= 0 and (r.faults or any(v.verdict == "refuted" for v in r.verdicts)):
             break
     return out
@@ -185,6 +189,9 @@ def classify(base: dict, got: dict) -> tuple[str, str]:
                 (("vacuous", "proved"), ("vacuous", "holds"), ("unreached", "reached"))]
         if lost:
             return "vacuous", f"{stage}: {', '.join(sorted(lost))}"
+        never = sorted(set(base[stage].get("generated", ())) - set(r.get("generated", ())))
+        if never:                     # a vacuity of the environment: an action or request form lost
+            return "vacuous", f"{stage}: never generates {', '.join(never)}"
     return "survived", ""
 
 

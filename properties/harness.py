@@ -28,7 +28,7 @@ once on any other step.
 from __future__ import annotations
 
 from model import wire
-from model.harness import LOCAL_RUN_STATUSES, derive_local_status
+from model.harness import LOCAL_RUN_STATUSES
 
 from .base import prop
 
@@ -289,6 +289,28 @@ def _status_of(world, te):
 
 
 # ---- HNS-5 -------------------------------------------------------------------------------------
+_ENDED = ("completed", "failed", "refused", "cancelled", "unknown")    # tool-execution outcomes
+
+
+def local_status_from_records(tes) -> str:
+    """The local run's status its tool-execution records imply, derived here and not taken from the
+    harness's own function (a bug in that would otherwise be its own oracle): cancelling while a live
+    record carries a cancel intent; waiting while every live one waits on a remote task; running
+    while any other is live; once all ended, completed only when every one completed, reconcile
+    when any outcome is unknown, failed when any failed or was refused, else cancelled."""
+    live = [te for te in tes if te.status not in _ENDED]
+    if live:
+        if any(te.cancel_intent for te in live):
+            return "cancelling"
+        return "waiting" if all(te.status == "waiting_external" for te in live) else "running"
+    ended = {te.status for te in tes}
+    if "unknown" in ended:
+        return "reconcile"
+    if ended & {"failed", "refused"}:
+        return "failed"
+    return "cancelled" if "cancelled" in ended else "completed"
+
+
 def _hns5_premise(world, step):
     if world.harness is None or step.action != "harness_receive":
         return False
@@ -311,7 +333,7 @@ def harness_local_authority(world, step):
             continue
         for run in c.proc.runs.values():
             tes = [c.proc.tes[o] for o in run.nodes.values()]
-            expected = derive_local_status(tes)
+            expected = local_status_from_records(tes)
             if run.status != expected:
                 remote = "; ".join(f"{world.label(te.binding.task_id)} reads {te.remote_status}"
                                    for te in tes if te.binding is not None and te.remote_status)

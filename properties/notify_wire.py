@@ -9,7 +9,8 @@ with neither field); those are checked here, on the messages as sent.
 spec server-cancelled-only-ends-listen (NTF-1, step) observes every notifications/cancelled the host
 sends (the client's own stdio cancel is not the host's):
     assert it names a subscriptions/listen request, is sent on that stream, and the stream is ended
-    by it; never for a tools/call, a task or a run that was cancelled.
+    by it; never for a tools/call, a task or a run that was cancelled; and a listen stream the host
+    ends without its client's connection ending is ended by one.
 
 spec cancelled-blocking-call-answered-error (NTF-2, step) observes answers to tools/call, requests
 cancelled by their client, and open calls whose run reads cancelled:
@@ -88,15 +89,31 @@ def _host_cancelled(world, step):
     return out
 
 
+def _torn_down_listens(world, step) -> list:
+    """Listen streams that ended at this step without their client's connection ending: the host
+    tore them down (judged from the request's phase and the step's connection event alone)."""
+    a, dropped = step.action, set()
+    if a in ("disconnect", "stdio_cancel"):
+        dropped.add(step.args.get("request"))
+    elif a == "stdio_close":
+        dropped |= {q.id for q in world.requests.values() if q.transport == "stdio"
+                    and (q.client, q.server) == (step.args.get("client"), step.args.get("server"))}
+    elif a == "harness_crash" and world.harness is not None:
+        dropped |= {qid for qid, sent in world.harness.sent.items() if sent[0] == step.args.get("client")}
+    return [q for q in world.requests.values() if q.method == "subscriptions/listen" and q.id not in dropped
+            and step.pre_phase.get(q.id) in OPEN and q.phase not in OPEN]
+
+
 def _ntf1_premise(world, step) -> bool:
-    if _host_cancelled(world, step):
+    if _host_cancelled(world, step) or _torn_down_listens(world, step):
         return True
     return any(world.runs[rid].status in ("cancelling", "cancelled") for rid in seen(world, step).changed)
 
 
 @prop("server-cancelled-only-ends-listen", "NTF-1", "step", "RFC §G.14, core §Cancellation",
       "the host sends notifications/cancelled only to end a subscriptions/listen stream (naming that listen "
-      "request, on its stream, which it ends); never to report that a run or task was cancelled",
+      "request, on its stream, which it ends), and a listen stream it tears down ends with one; never to "
+      "report that a run or task was cancelled",
       premise=_ntf1_premise)
 def server_cancelled_only_ends_listen(world, step):
     for key, msg in _host_cancelled(world, step):
@@ -111,6 +128,11 @@ def server_cancelled_only_ends_listen(world, step):
             return f"the host sent notifications/cancelled for listen {rid} on the stream of {key}"
         if target.phase in OPEN:
             return f"the host sent notifications/cancelled for listen {rid} but kept the stream open"
+    ended = {(msg.get("params") or {}).get("requestId") for key, msg in _host_cancelled(world, step)}
+    for q in _torn_down_listens(world, step):
+        if q.id not in ended:
+            return (f"the host ended subscriptions/listen {q.id} of {q.client} without notifications/cancelled "
+                    f"naming it: the stream it tears down must end with one")
     return None
 
 
