@@ -14,6 +14,8 @@ from the serial, which is part of the state: runs made in another order are othe
 from __future__ import annotations
 
 import hashlib
+import marshal
+import pickle
 import re
 
 from .state import Interrupt, Request, RequestState, Run
@@ -93,12 +95,72 @@ def _copy_stateful(obj):
     return out
 
 
+# ---- a compact encoding, to send a state to another process ------------------------------------
+_ENCODED_FIELDS = ("clock", "runs", "interrupts", "requests", "request_states", "stdio_open", "notified", "last_sent",
+                   "effects", "serial", "depth", "facts", "_labels", "_memo")
+
+
+def encode(world) -> bytes:
+    """The bytes of what `clone` copies (pickled): everything but the params and the rules, which
+    the receiving process has from its own initial world of the same variant and scope (`decode`);
+    rules that hold state of their own travel as that state."""
+    own = {k: v for k, v in vars(world).items() if k not in _WORLD_FIELDS and not callable(v)}
+    rules = getattr(world.rules, "__dict__", None) or None
+    harness = None
+    if world.harness is not None:
+        harness = {k: v for k, v in vars(world.harness).items() if k not in ("rules", "said")}
+        hr = getattr(world.harness.rules, "__dict__", None) or None
+        harness = (harness, hr)
+    return pickle.dumps((tuple(getattr(world, k) for k in _ENCODED_FIELDS), own, rules, harness), protocol=5)
+
+
+def decode(data: bytes, template):
+    """The world `encode` gave, rebuilt over `template` (an initial world of the same variant and
+    scope: its params, rules and harness rules)."""
+    values, own, rules, harness = pickle.loads(data)
+    new = object.__new__(type(template))
+    new.params = template.params
+    new.rules = template.rules
+    if rules:
+        new.rules = object.__new__(type(template.rules))
+        new.rules.__dict__.update(rules)
+    for k, v in zip(_ENCODED_FIELDS, values):
+        setattr(new, k, v)
+    new.history, new.step = [], None
+    new.__dict__.update(own)
+    new.harness = None
+    if harness is not None:
+        state, hr = harness
+        h = new.harness = object.__new__(type(template.harness))
+        h.__dict__.update(state)
+        h.said = ""
+        h.rules = template.harness.rules
+        if hr:
+            h.rules = object.__new__(type(template.harness.rules))
+            h.rules.__dict__.update(hr)
+    return new
+
+
 # ---- the fingerprint ----------------------------------------------------------------------------
 _HISTORY_FIELDS = {"label"}     # story names: the order things were made, not what they are
 
 
-def _fields(obj, skip=_HISTORY_FIELDS) -> tuple:
-    return tuple(getattr(obj, s) for s in obj.__slots__ if s not in skip)
+def _getter(cls, skip=_HISTORY_FIELDS, texts: bool = False, log: bool = False):
+    """A compiled `(o, text) -> tuple` of an object's slots but `skip` (one attribute load per
+    slot, the fingerprint's inner loop). With `texts`, dict-typed slots go through `text`; with
+    `log`, the run log's events follow, each through `text`."""
+    hints = getattr(cls, "__annotations__", {})
+    parts = []
+    for s in cls.__slots__:
+        if s in skip:
+            continue
+        dictish = texts and "dict" in str(hints.get(s, ""))
+        parts.append(f"(text(o.{s}) if type(o.{s}) is dict else o.{s})" if dictish else f"o.{s}")
+    if log:
+        parts.append("tuple(map(text, o.log))")
+    ns: dict = {}
+    exec(f"def get(o, text):\n    return ({', '.join(parts)},)", ns)
+    return ns["get"]
 
 
 # Messages, responses and run-log events are built once and never changed afterwards; every clone
@@ -116,32 +178,30 @@ def _text(obj) -> str:
 def forget_texts() -> None:
     """Drop the kept texts (an engine calls this when a search ends)."""
     _TEXTS.clear()
-
-
-def _request_fields(q) -> tuple:
-    return tuple(_text(v) if type(v) is dict else v for v in _fields(q))
-
-
-def _run_fields(r) -> tuple:
-    return (*_fields(r, _RUN_SKIP), tuple(map(_text, r.log)))
+    _PIECES.clear()
 
 
 _RUN_SKIP = _HISTORY_FIELDS | {"log"}
+_run_fields = _getter(Run, _RUN_SKIP, log=True)
+_interrupt_fields = _getter(Interrupt)
+_request_fields = _getter(Request, texts=True)
+_rs_fields = _getter(RequestState)
 
 
-def state_tuple(world, facts: bool = True) -> tuple:
+def state_tuple(world, facts: bool = True, text=_text) -> tuple:
     """Everything that determines the future, as one nested tuple (dict order kept: the model's
     tables are insertion-ordered by creation, which `rename` then makes canonical). Without
-    `facts`, the model's own state alone (the properties' monitor state left out)."""
+    `facts`, the model's own state alone (the properties' monitor state left out). `text` gives
+    the form of each message, response and run-log event (their `repr` by default)."""
     facts = tuple((k, _freeze(v)) for k, v in sorted(world.facts.items(), key=_first)
                   if _monitor_key(k)) if facts else ()
     extra = tuple((k, _freeze(v)) for k, v in vars(world).items() if k not in _WORLD_FIELDS and not callable(v))
     rules = getattr(world.rules, "__dict__", None)
     return (world.serial, world.clock, world.effects,
-            tuple(_run_fields(r) for r in world.runs.values()),
-            tuple(_fields(i) for i in world.interrupts.values()),
-            tuple(_request_fields(q) for q in world.requests.values()),
-            tuple(_fields(s) for s in world.request_states.values()),
+            tuple([_run_fields(r, text) for r in world.runs.values()]),
+            tuple([_interrupt_fields(i, text) for i in world.interrupts.values()]),
+            tuple([_request_fields(q, text) for q in world.requests.values()]),
+            tuple([_rs_fields(s, text) for s in world.request_states.values()]),
             tuple(sorted(world.stdio_open)), tuple(world.notified.items()), tuple(world.last_sent.items()),
             facts, extra, _freeze(rules) if rules else (),
             () if world.harness is None else world.harness.state_tuple())
@@ -163,15 +223,47 @@ def _freeze(v):
     if t is str or t is int or t is tuple or v is None:
         return v
     if t is dict:
-        return tuple((k, _freeze(x)) for k, x in v.items())
+        return tuple([(k, _freeze(x)) for k, x in v.items()])
     if t is set or t is frozenset:
         return tuple(sorted(v, key=repr)) if v else ()
     if t is list:
-        return tuple(_freeze(x) for x in v)
+        return tuple([_freeze(x) for x in v])
     return v
 
 
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _encoded(t: tuple) -> bytes:
+    """The bytes of a state tuple: marshal (version 2: no shared references, no interning marks,
+    so equal values always give equal bytes) where every value is a plain one, else its repr.
+    Either is one-to-one on the values a state holds, so both give the classes `repr` gave."""
+    try:
+        return b"m" + marshal.dumps(t, 2)
+    except ValueError:          # an object marshal does not know (a harness binding, a variant's)
+        return b"r" + repr(t).encode()
+
+
 _REQUEST_ID = re.compile(r"'r(\d+)'")
+# The renamed form of each message text (as it stands in a state's repr), by its text and the
+# renaming: a short hex digest, which holds neither a quote nor an "r", so no renaming reaches it.
+_PIECES: dict[tuple, str] = {}
+
+
+def _piece(text: str, mapping) -> str:
+    """The hex digest of a text's repr with its request ids renamed by `mapping` (old number ->
+    new), or masked when `mapping` is None."""
+    key = (text, mapping)
+    got = _PIECES.get(key)
+    if got is None:
+        if mapping is None:
+            renamed = _REQUEST_ID.sub("'r#'", repr(text))
+        else:
+            table = dict(mapping)
+            renamed = _REQUEST_ID.sub(lambda m: f"'r{table.get(m.group(1), m.group(1))}'", repr(text))
+        got = _PIECES[key] = hashlib.blake2b(renamed.encode(), digest_size=16).hexdigest()
+    return got
 
 
 def fingerprint(world, rename: bool = True, facts: bool = True) -> bytes:
@@ -179,17 +271,18 @@ def fingerprint(world, rename: bool = True, facts: bool = True) -> bytes:
     requests were sent) are renamed in the order of what each request holds with every request id
     masked, and the request table is listed in that order: the same requests sent by independent
     clients in either order are one state."""
-    t = state_tuple(world, facts)
-    if not rename or len(world.requests) < 2:
-        return hashlib.blake2b(repr(t).encode(), digest_size=16).digest()
-    own = [repr(q) for q in t[5]]
-    masked = [_REQUEST_ID.sub("'r#'", x) for x in own]
-    order = sorted(range(len(own)), key=masked.__getitem__)
     ids = list(world.requests)
-    if ids != [f"r{n + 1}" for n in range(len(ids))]:        # ids not minted by the clients' counter
-        return hashlib.blake2b(repr(t).encode(), digest_size=16).digest()
-    new = {str(old + 1): str(rank + 1) for rank, old in enumerate(order)}
+    if not rename or len(ids) < 2 or ids != [f"r{n + 1}" for n in range(len(ids))]:
+        return _digest(_encoded(state_tuple(world, facts)))
+    # Renaming works on the repr, where a request id is a quoted 'rN' (also inside message texts);
+    # each text stands as the digest of its own renamed repr (a match never spans a text's bounds).
+    masked_text = lambda obj: _piece(_text(obj), None)       # noqa: E731
+    masked = [_REQUEST_ID.sub("'r#'", repr(_request_fields(q, masked_text))) for q in world.requests.values()]
+    order = sorted(range(len(ids)), key=masked.__getitem__)
+    mapping = tuple((str(old + 1), str(rank + 1)) for rank, old in enumerate(order))
+    new = dict(mapping)
+    t = state_tuple(world, facts, lambda obj: _piece(_text(obj), mapping))
     sub = lambda m: f"'r{new.get(m.group(1), m.group(1))}'"     # noqa: E731
-    rest = repr(t[:5] + t[6:])
-    text = _REQUEST_ID.sub(sub, rest) + "|" + "|".join(_REQUEST_ID.sub(sub, own[i]) for i in order)
-    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+    own = [repr(q) for q in t[5]]
+    text = _REQUEST_ID.sub(sub, repr(t[:5] + t[6:])) + "|" + "|".join(_REQUEST_ID.sub(sub, own[i]) for i in order)
+    return _digest(text.encode())

@@ -13,8 +13,10 @@ parent links give the path to any state. Both can be partitioned by fingerprint 
 """
 from __future__ import annotations
 
+import gc
 import time
 from array import array
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from model.snapshot import clone, fingerprint, forget_texts
@@ -104,121 +106,181 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
     props = list(props)
     live = [p for p in props if p.kind == "liveness"]
     safety = [p for p in props if p.kind != "liveness"]
-    open_props = list(safety)               # properties not yet violated / observed
-    monitors = [p for p in live if p.monitor is not None]
+    checker = Checker(safety, s)
+    monitors = [p.monitor for p in live if p.monitor is not None]
     dog = watchdog.current()
     w0 = make_world()
     seen = {fingerprint(w0, rename): 0}
     s.parents.append(-1)
     s.moves.append(None)
     graph = fair.Graph() if (live and want_graph) else None
-    if graph is not None:
-        graph.add_state(0, w0, live)
     frontier = [(0, w0)]
-    s.distinct = 1
     last_report = started
-    actions = s.actions
+    here = ["the enabled moves", None]
     try:
-        while frontier:
-            nxt = []
-            for sid, w in frontier:
-                out_edges = [] if graph is not None else None
-                here = ("the enabled moves", None)
-                try:
-                    with dog.bounded():     # each state's moves, steps and checks, as one bounded step
-                        for name in names:
-                            here = (name, None)
-                            moves = table[name].moves(w)
-                            if not moves:
-                                continue
-                            for args in moves:
-                                here = (name, args)
-                                c = clone(w)
-                                step = c.apply(name, args, check=False)
-                                s.generated += 1
-                                actions[name] = actions.get(name, 0) + 1
-                                for p in monitors:
-                                    p.monitor(c, step)
-                                if open_props:
-                                    _check(s, c, step, open_props, sid, (name, args))
-                                f = fingerprint(c, rename)
+        with quiet_gc():
+            while frontier:
+                nxt = []
+                for sid, w in frontier:
+                    out_edges = [] if graph is not None else None
+                    try:
+                        with dog.bounded():     # each state's moves, steps and checks, as one bounded step
+                            enabled = enabled_moves(w, table, names, here)
+                            if graph is not None:
+                                graph.add_state(sid, fair.state_info(w, live, enabled))
+                            for name, args, c, f in successors(w, enabled, monitors, checker, rename, here, sid, s):
                                 cid = seen.get(f)
                                 if cid is None:
                                     cid = seen[f] = len(s.moves)
                                     s.parents.append(sid)
                                     s.moves.append((name, args))
-                                    if graph is not None:
-                                        graph.add_state(cid, c, live)
                                     nxt.append((cid, c))
                                 if out_edges is not None:
                                     out_edges.append((cid, name, args))
-                except (KeyboardInterrupt, _Stop):
-                    raise
-                except BaseException as e:      # an amendment's rule or the model raised, exited or hung
-                    name, args = here
-                    s.fault = faults.Fault(faults.locate(e), faults.one_line(e),
-                                           s.path(sid) + ([(name, dict(args))] if args is not None else []),
-                                           name if args is not None else f"the enabled moves of {name}")
-                    raise _Stop from None
-                if graph is not None:
-                    graph.add_edges(sid, out_edges)
-                now = time.monotonic()
-                if progress is not None and now - last_report >= every:
-                    last_report = now
-                    s.distinct, s.elapsed = len(s.moves), now - started
-                    progress(s, len(nxt) + len(frontier))
-                if deadline is not None and now > deadline:
-                    s.capped = "time"
+                    except (KeyboardInterrupt, _Stop):
+                        raise
+                    except BaseException as e:      # an amendment's rule or the model raised, exited or hung
+                        s.fault = fault_at(s, sid, here, e)
+                        raise _Stop from None
+                    if graph is not None:
+                        graph.add_edges(sid, out_edges)
+                    now = time.monotonic()
+                    if progress is not None and now - last_report >= every:
+                        last_report = now
+                        s.distinct, s.elapsed = len(s.moves), now - started
+                        progress(s, len(nxt) + len(frontier))
+                    if deadline is not None and now > deadline:
+                        s.capped = "time"
+                        raise _Stop
+                    if max_states is not None and len(s.moves) > max_states:
+                        s.capped = f"{max_states} states"
+                        raise _Stop
+                frontier = nxt
+                if level_done(s, frontier, max_depth, safety, checker.open, live):
                     raise _Stop
-                if max_states is not None and len(s.moves) > max_states:
-                    s.capped = f"{max_states} states"
-                    raise _Stop
-            frontier = nxt
-            s.depth += 1
-            if max_depth is not None and s.depth >= max_depth and frontier:
-                s.bounded = True
-                raise _Stop
-            if safety and not open_props and not live and frontier:
-                s.settled = True          # every property answered: no verdict can change
-                raise _Stop
         s.complete = True
         s.depth -= 1          # the last level added no state: the diameter
     except _Stop:
         pass
+    finish(s, safety, live, graph)
+    return s
+
+
+def level_done(s: Search, frontier, max_depth, safety, open_props, live) -> bool:
+    """After a level: count it; True when the search stops here (the depth bound, or every
+    property answered, so that no verdict can change)."""
+    s.depth += 1
+    if max_depth is not None and s.depth >= max_depth and frontier:
+        s.bounded = True
+        return True
+    if safety and not open_props and not live and frontier:
+        s.settled = True
+        return True
+    return False
+
+
+def finish(s: Search, safety, live, graph) -> None:
+    """The search's totals, and liveness judged on the graph when the search completed."""
     forget_texts()
     s.distinct = len(s.moves)
-    s.elapsed = time.monotonic() - started
+    s.elapsed = time.monotonic() - s.started
     for p in safety:
         s.checks.setdefault(p.name, s.generated)
     if s.complete and graph is not None and s.fault is None:
         for p in live:
             s.liveness[p.name] = graph.fair_violation(p.name)
             s.premise[p.name] = graph.premise_count(p.name)
-    return s
+
+
+@contextmanager
+def quiet_gc():
+    """Fewer collections while searching: the frontier holds thousands of worlds, and every full
+    collection walks them all (a fifth of the search's time at the default thresholds)."""
+    old = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
+def enabled_moves(w, table, names, here) -> dict:
+    """{action: its moves in `w`} for the actions enabled there, in the table's order."""
+    out = {}
+    for name in names:
+        here[0], here[1] = name, None
+        moves = table[name].moves(w)
+        if moves:
+            out[name] = moves
+    return out
+
+
+def successors(w, enabled, monitors, checker, rename, here, sid, counts):
+    """(action, args, successor, its fingerprint) for every enabled move of `w`, in order: each
+    taken on a clone (and counted in `counts.generated` and `counts.actions`), the liveness
+    monitors told, the open properties checked (`checker`)."""
+    actions = counts.actions
+    for name, moves in enabled.items():
+        for args in moves:
+            here[0], here[1] = name, args
+            c = clone(w)
+            step = c.apply(name, args, check=False)
+            counts.generated += 1
+            actions[name] = actions.get(name, 0) + 1
+            for m in monitors:
+                m(c, step)
+            if checker.open:
+                checker.check(c, step, sid, name, args)
+            yield name, args, c, fingerprint(c, rename)
+
+
+def fault_at(s: Search, sid: int, here, e: BaseException) -> faults.Fault:
+    """What a state's moves, a step or a check raised, with the path to it."""
+    name, args = here
+    where = name if args is not None else f"the enabled moves of {name}"
+    if isinstance(e, CheckFault):
+        where, e = f"the check of {e.name}", e.error
+    return faults.Fault(faults.locate(e), faults.one_line(e),
+                        s.path(sid) + ([(name, dict(args))] if args is not None else []), where)
 
 
 class _Stop(Exception):
     pass
 
 
-def _check(s: Search, world, step, open_props, sid, move):
-    """Check the open properties on one transition; the first violation of each is kept."""
-    premise, closed = s.premise, False
-    for p in open_props:
-        try:
-            if p.premise is not None and p.premise(world, step):
-                premise[p.name] = premise.get(p.name, 0) + 1
-            msg = p.check(world, step)
-        except Exception as e:
-            s.fault = faults.Fault(faults.locate(e), faults.one_line(e), s.path(sid) + [(move[0], dict(move[1]))],
-                                   f"the check of {p.name}")
-            raise _Stop from None
-        if msg:
-            s.found[p.name] = Found(msg, sid, (move[0], dict(move[1])), time.monotonic() - s.started)
-            s.checks[p.name] = s.generated
-            closed = True
-    if closed:
-        open_props[:] = [p for p in open_props if p.name not in s.found]
+class Checker:
+    """The open properties of a search, checked on each transition; the first violation of each is
+    kept (`Search.found`) and closes it. `allowed(name)`, when given, says whether a property is
+    still open at this transition (a partitioned search's cut-offs)."""
+
+    def __init__(self, safety, s: Search):
+        self.s = s
+        self.open = [(p.name, p.premise, p.check) for p in safety]
+
+    def check(self, world, step, sid, name, args):
+        s = self.s
+        premise, closed = s.premise, False
+        for pname, pre, check in self.open:
+            try:
+                if pre is not None and pre(world, step):
+                    premise[pname] = premise.get(pname, 0) + 1
+                msg = check(world, step)
+            except Exception as e:
+                raise CheckFault(pname, e) from None
+            if msg:
+                s.found[pname] = Found(msg, sid, (name, dict(args)), time.monotonic() - s.started)
+                s.checks[pname] = s.generated
+                closed = True
+        if closed:
+            self.open = [x for x in self.open if x[0] not in s.found]
+
+
+class CheckFault(Exception):
+    """A property's check raised: a fault of the check, not of the step."""
+
+    def __init__(self, name, error):
+        super().__init__(name)
+        self.name, self.error = name, error
 
 
 # ---- the engine: searches, replayed traces, verdicts ---------------------------------------------

@@ -22,6 +22,26 @@ def move_key(name: str, args: dict) -> tuple:
     return (name, tuple(sorted(args.items())))
 
 
+def state_info(world, live, enabled: dict) -> tuple:
+    """What liveness needs of one state: (its enabled progress-move keys, {property: the pending
+    obligation's message}, [properties whose premise holds]). `enabled` maps each action to its
+    moves in this state (computed once for the state's expansion; `progress_moves` reads them
+    through the world's `moves`)."""
+    world.moves = lambda name: enabled.get(name, ())       # an instance attribute: clones skip it
+    try:
+        fair = frozenset(move_key(n, a) for n, a in progress_moves(world))
+    finally:
+        del world.moves
+    pending, premised = {}, []
+    for p in live:
+        if p.premise is None or p.premise(world, None):
+            premised.append(p.name)
+        msg = p.check(world, None)
+        if msg:
+            pending[p.name] = msg
+    return fair, pending, premised
+
+
 @dataclass
 class Lasso:
     state: int               # the state where the loop starts (reached by the BFS path)
@@ -39,17 +59,17 @@ class Graph:
         self.fair: list = []        # state -> frozenset of enabled progress-move keys
         self.edges: list = []       # state -> [(target, name, args)]
 
-    def add_state(self, sid: int, world, live) -> None:
+    def add_state(self, sid: int, info) -> None:
+        """A state's `state_info`."""
         while len(self.fair) <= sid:
             self.fair.append(None)
             self.edges.append(())
-        self.fair[sid] = frozenset(move_key(n, a) for n, a in progress_moves(world))
-        for p in live:
-            if p.premise is None or p.premise(world, None):
-                self.premise[p.name] = self.premise.get(p.name, 0) + 1
-            msg = p.check(world, None)
-            if msg:
-                self.pending.setdefault(p.name, {})[sid] = msg
+        fair, pending, premised = info
+        self.fair[sid] = fair
+        for name in premised:
+            self.premise[name] = self.premise.get(name, 0) + 1
+        for name, msg in pending.items():
+            self.pending.setdefault(name, {})[sid] = msg
 
     def add_edges(self, sid: int, edges) -> None:
         self.edges[sid] = edges
