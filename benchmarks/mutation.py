@@ -23,7 +23,8 @@ Outcomes, against the same checks of the unmutated model:
   vacuity of the environment: check's coverage tables show it, and tests/quality/test_environment.py
   fails on it);
 - survived: every verdict as for the unmutated model. docs/mutation.md classifies the survivors.
-Functions that only tell a step in words (`_say*`) and docstrings are not mutated.
+What only tells a step in words (`_say*` functions, an action's `say`, f-strings, `.said`), the
+coverage classifier and docstrings are not mutated.
 """
 from __future__ import annotations
 
@@ -47,14 +48,14 @@ STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 FLIP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt,
         ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
 NARRATION = re.compile(r"^_?say")
+MEASURING = ("request_forms", "_ref_form")
 
 
 # ---- mutants -------------------------------------------------------------------------------------
 def _sites(tree):
     """[(line, what, apply)] in a fixed order: the same source always gives the same mutants."""
     out = []
-    skip = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and NARRATION.match(f.name) for n in ast.walk(f)}
+    skip = {id(n) for f in _narration(tree) for n in ast.walk(f)}
     for node in ast.walk(tree):
         if id(node) in skip:
             continue
@@ -84,10 +85,30 @@ def _sites(tree):
             if not isinstance(stmts, list):
                 continue
             for i, st in enumerate(stmts):
-                if _deletable(st):
+                if _deletable(st) and id(st) not in skip:
                     out.append((st.lineno, f"deleted `{ast.unparse(st).splitlines()[0][:60]}`",
                                 lambda body=stmts, i=i: body.__setitem__(i, ast.copy_location(ast.Pass(), body[i]))))
     return out
+
+
+def _narration(tree):
+    """What only tells a step in words: `_say*` functions, the `say` argument of an `@action`,
+    f-strings, assignments to `.said`; and the coverage classifier, which measures and never acts."""
+    for f in ast.walk(tree):
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if NARRATION.match(f.name) or f.name in MEASURING:
+                yield f
+            for d in f.decorator_list:
+                if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "action":
+                    yield from d.args[2:3]
+                    yield from (k.value for k in d.keywords if k.arg == "say")
+        elif isinstance(f, ast.JoinedStr):
+            yield f
+        elif isinstance(f, ast.Assign) and any(getattr(t, "attr", None) == "said" for t in f.targets):
+            yield f
+        elif isinstance(f, ast.Expr) and isinstance(f.value, ast.Call) and f.value.args \
+                and all(isinstance(a, ast.JoinedStr) for a in f.value.args):
+            yield f                   # told.append(f"..."): a line of a story
 
 
 def _deletable(st) -> bool:
