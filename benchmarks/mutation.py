@@ -1,7 +1,7 @@
 """Mutation analysis: does the catalogue notice a simple bug in the model's host and client code?
 
     .venv/bin/python benchmarks/mutation.py [--files model/host.py ...] [--limit N] [--seed S] [--jobs J]
-        [--bfs-budget S] [--composed-states N] [--chunks N] [--list] [--json FILE]
+        [--bfs-budget S] [--composed-states N] [--chunks N] [--list] [--json FILE] [--rerun JSON]
 
 Each mutant is one edit of one file's syntax tree: a negated condition, a flipped comparison or
 boolean operator, a deleted call or attribute assignment (among them every `world.append` and
@@ -242,6 +242,7 @@ def main(argv=None) -> int:
     ap.add_argument("--composed-states", type=int, default=20_000,
                     help="distinct states of the capped composed-small search (a state cap, not a time cap, so "
                          "the same mutant always gets the same verdicts)")
+    ap.add_argument("--rerun", metavar="JSON", help="check again only the survivors of an earlier --json run")
     ap.add_argument("--list", action="store_true", help="list the mutants, check none")
     ap.add_argument("--json", help="write every mutant's outcome to this file")
     ap.add_argument("--child", nargs=4, metavar=("FILE", "INDEX", "LINE", "WHAT"), help=argparse.SUPPRESS)
@@ -256,6 +257,14 @@ def main(argv=None) -> int:
         print(f"mutation: bad option: {', '.join(bad) or 'limit, jobs and chunks are at least 1'}", file=sys.stderr)
         return 3
     todo = [(f, i, line, what) for f in opts.files for i, (line, what) in enumerate(mutants(f))]
+    if opts.rerun:
+        try:
+            earlier = {(r["file"], r["line"], r["mutation"]) for r in json.loads(Path(opts.rerun).read_text())
+                       if r["outcome"] == "survived"}
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"mutation: --rerun {opts.rerun}: not an earlier run's JSON ({e})", file=sys.stderr)
+            return 3
+        todo = [t for t in todo if (t[0], t[2], t[3]) in earlier]
     if opts.limit is not None and opts.limit < len(todo):
         todo = sorted(random.Random(opts.seed).sample(todo, opts.limit))
     if opts.list:

@@ -1,0 +1,51 @@
+"""benchmarks/mutation.py: its mutants are stable and loaded without touching the working tree."""
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import mutation  # noqa: E402
+
+
+def test_the_same_source_gives_the_same_mutants_of_every_kind():
+    first, again = mutation.mutants("model/host.py"), mutation.mutants("model/host.py")
+    assert first == again
+    kinds = {what.split(" ")[0] for _, what in first}
+    assert {"negated", "deleted", "Eq", "And", "True"} <= kinds, kinds
+    assert any("world.append" in what for _, what in first), "event appends are among the deletions"
+
+
+def test_narration_is_not_mutated():
+    for _, what in mutation.mutants("model/harness.py"):
+        assert "said" not in what and "told.append" not in what, what
+
+
+def test_a_mutant_is_loaded_by_the_import_hook_and_the_file_is_left_as_it_was():
+    path = ROOT / "model/projection.py"
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    line, what = mutation.mutants("model/projection.py")[0]
+    assert what == "'completed' -> 'failed'" and line == 13
+    code = ("import sys; sys.path.insert(0, 'benchmarks'); import mutation; "
+            "sys.meta_path.insert(0, mutation._Hook('model.projection', mutation.mutated_code('model/projection.py', 0))); "
+            "from model.projection import STATUS_PROJECTION as P; print('completed' in P)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"        # the first mutant renames the key of the completed row
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def test_outcomes_are_read_against_the_unmutated_model():
+    base = {"host-small": {"verdicts": {"a": "proved", "b": "proved", "w": "reached"}, "faults": [],
+                           "generated": ["answer", "method: tasks/get"]}}
+    same = {"host-small": {**base["host-small"]}}
+    assert mutation.classify(base, same)[0] == "survived"
+    assert mutation.classify(base, {"host-small": {**same["host-small"], "verdicts": {"a": "refuted"}}})[0] == "killed"
+    assert mutation.classify(base, {"host-small": {**same["host-small"], "verdicts": {"b": "vacuous"}}})[0] == "vacuous"
+    assert mutation.classify(base, {"host-small": {**same["host-small"], "generated": ["answer"]}}) == (
+        "vacuous", "host-small: never generates method: tasks/get")
+    assert mutation.classify(base, {"host-small": {**same["host-small"], "faults": ["x.py:1: KeyError"]}})[0] == "crashed"
+    assert mutation.classify(base, {"crashed": "exit 1"})[0] == "crashed"
