@@ -212,7 +212,8 @@ def classify(base: dict, got: dict) -> tuple[str, str]:
             return "vacuous", f"{stage}: {', '.join(sorted(lost))}"
         never = sorted(set(base[stage].get("generated", ())) - set(r.get("generated", ())))
         if never:                     # a vacuity of the environment: an action or request form lost
-            return "vacuous", f"{stage}: never generates {', '.join(never)}"
+            more = f" and {len(never) - 3} more" if len(never) > 3 else ""
+            return "vacuous", f"{stage}: never generates {', '.join(never[:3])}{more}"
     return "survived", ""
 
 
@@ -259,12 +260,12 @@ def main(argv=None) -> int:
     todo = [(f, i, line, what) for f in opts.files for i, (line, what) in enumerate(mutants(f))]
     if opts.rerun:
         try:
-            earlier = {(r["file"], r["line"], r["mutation"]) for r in json.loads(Path(opts.rerun).read_text())
-                       if r["outcome"] == "survived"}
+            earlier = [(r["file"], r["line"], r["mutation"]) for r in json.loads(Path(opts.rerun).read_text())
+                       if r["outcome"] == "survived"]
         except (OSError, ValueError, KeyError, TypeError) as e:
             print(f"mutation: --rerun {opts.rerun}: not an earlier run's JSON ({e})", file=sys.stderr)
             return 3
-        todo = [t for t in todo if (t[0], t[2], t[3]) in earlier]
+        todo = sorted({_nearest(todo, *e) for e in earlier} - {None})
     if opts.limit is not None and opts.limit < len(todo):
         todo = sorted(random.Random(opts.seed).sample(todo, opts.limit))
     if opts.list:
@@ -286,6 +287,13 @@ def main(argv=None) -> int:
     if opts.json:
         Path(opts.json).write_text(json.dumps(results, indent=1) + "\n")
     return 0
+
+
+def _nearest(todo, file, line, what):
+    """The mutant an earlier run's survivor now is: the same edit in the same file, on its line or,
+    when the file was edited since, the nearest line (within 40)."""
+    same = [t for t in todo if t[0] == file and t[3] == what and abs(t[2] - line) <= 40]
+    return min(same, key=lambda t: abs(t[2] - line)) if same else None
 
 
 def report(results, seconds: float) -> None:

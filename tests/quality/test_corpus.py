@@ -18,6 +18,8 @@ HERE = Path(__file__).parent
 CORPUS = [
     ("opaque_lookup.py", "host-small", "ISO-1"),
     ("spent_request_state.py", "host-small,retry_reserve=2", "OWN-1"),     # two retries: one spends the state
+    ("refuses_valid_retry.py", "host-small", "OWN-1"),
+    ("ignores_cancellation.py", "host-small", "OWN-2"),
 ]
 
 
