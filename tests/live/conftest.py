@@ -174,8 +174,10 @@ class Validator:
 
     @staticmethod
     def explain(out: dict) -> str:
-        d = out.get("divergence") or {}
-        return f"{out['result']} at line {d.get('line')}: {d.get('requirement')} {d.get('reason')}"
+        d = out.get("divergence")
+        if d is None:
+            return f"{out['result']} after {out['matched']} of {out['events']} events: {out.get('reason', '')}"
+        return f"{out['result']} at line {d['line']}: {d['requirement']} {d['reason']}"
 
 
 @pytest.fixture

@@ -13,15 +13,15 @@ def _session(start_host, validate, check_schema, seed: int, steps: int) -> None:
     counts = session(host.base, steps, seed)
     assert counts.get("call", 0) > 0 and counts.get("drop", 0) > 0, counts
     check_schema(host.log)
-    out = validate(host.log, budget=120)
+    out = validate(host.log, budget=200)
     assert out["result"] == "conforms", validate.explain(out)
 
 
 def test_random_session_conforms(start_host, validate, check_schema):
-    _session(start_host, validate, check_schema, seed=2, steps=40)
+    _session(start_host, validate, check_schema, seed=2, steps=30)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 3, 4, 5, 6])
 def test_longer_random_sessions_conform(start_host, validate, check_schema, seed):
-    _session(start_host, validate, check_schema, seed=seed, steps=80)
+    _session(start_host, validate, check_schema, seed=seed, steps=50)
