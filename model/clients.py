@@ -76,7 +76,11 @@ REQUEST_FORMS = {
     "routing header": ("matching", "mismatched"),
     "tasks/update key": ("issued", "never issued"),
     "answer action": ("accept", "decline", "cancel", "none"),
+    "answer content": ("accept with content", "decline or cancel without"),
     "mrtr requestState": ("issued to the caller", "spent by an earlier retry", "another principal's"),
+    # Not requests but the client's other signals: what a stdio cancellation or EOF meets.
+    "stdio notifications/cancelled": ("of an open request", "crossing its response"),
+    "stdio EOF": ("with requests open", "with none open"),
 }
 
 
@@ -99,6 +103,9 @@ def request_forms(world, q) -> list[tuple[str, str]]:
                 for k in answers or {}]
     if answers is not None:
         out += [("answer action", a.get("action", "none")) for a in answers.values()] or [("answer action", "none")]
+        out += [("answer content", "accept with content" if a.get("action") == "accept"
+                 else "decline or cancel without") for a in answers.values()
+                if ("content" in a) == (a.get("action") == "accept")]
     if q.method == "tools/call" and params.get("requestState") is not None:
         token = params["requestState"]
         rs = world.request_states.get(token)
@@ -347,7 +354,11 @@ def _stdio_cancel_moves(world):
 def stdio_cancel(world, request):
     """A stdio client cancels its own request (it may cross the response in flight)."""
     from .network import cancel_request
-    world.requests[request].cancel_sent = True
+    q = world.requests[request]
+    q.cancel_sent = True
+    if world.step is not None:
+        world.step.forms.append(("stdio notifications/cancelled",
+                                 "crossing its response" if q.phase == "sent" else "of an open request"))
     world.emit(None, wire.cancelled_notification(request, "client cancelled"))
     cancel_request(world, world.requests[request], "stdio-cancelled")
 
@@ -362,6 +373,10 @@ def stdio_close(world, client, server):
     """stdio EOF: per P-STDIO-EOF every request still open on it is cancelled (default) or nothing."""
     from .network import cancel_request
     world.stdio_open.discard((client, server))
+    if world.step is not None:
+        open_ = any(q.client == client and q.server == server and q.transport == "stdio"
+                    and q.phase in ("received", "streaming") for q in world.requests.values())
+        world.step.forms.append(("stdio EOF", "with requests open" if open_ else "with none open"))
     if world.params.p_stdio_eof == "cancel-open":
         for q in list(world.requests.values()):
             if q.client == client and q.server == server and q.transport == "stdio" and q.phase in ("received", "streaming"):

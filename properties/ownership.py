@@ -472,6 +472,11 @@ STORIES = {
         ("mrtr_retry", dict(client="C2", answers="r1", response="none", declare=False)),     # r3 owns run1
         ("answer", dict(request="r3")), ("deliver", dict(request="r3")),     # asked again, a fresh state
         ("mrtr_retry", dict(client="C2", answers="r1", response="accept", declare=False))],  # r1's, spent
+    # stdio EOF while a call is open (P-STDIO-EOF "cancel-open"): the owner is cancelled with it.
+    "stdio-eof-cancels-owner": [
+        _call("C1", "S2", False, "stdio"), ("run_start", _run(1)),
+        ("stdio_close", dict(client="C1", server="S2")),                     # r1 open: cancelled, run1 too
+        ("run_finish_cancel", _run(1))],
     "answered-requests-disconnect": [
         _call("C1", "S1", True), ("run_start", _run(1)),
         ("answer", dict(request="r1")), ("disconnect", dict(request="r1")),  # CreateTaskResult lost in flight
