@@ -115,6 +115,7 @@ class Engine:
                              approvers=list(APPROVERS))
                 while run.status in WAITING:
                     await run.changed.wait()
+                await asyncio.sleep(float(run.args.get("ms", 0)) / 1000)   # work after the approval
                 self._finish(run, "completed", "run.completed")
             elif run.tool == "conformance-failure":
                 await asyncio.sleep(float(run.args.get("ms", 50)) / 1000)

@@ -36,8 +36,8 @@ PROJECTION = {
 _MS = {"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0, "maximum": 600000}},
        "additionalProperties": False}
 TOOLS = {   # the RFC's conformance fixtures, and one tool that runs only as a task
-    "conformance-approval": ("Waits for bob's approval, then completes.", {"type": "object", "properties": {},
-                                                                           "additionalProperties": False}),
+    "conformance-approval": ("Waits for bob's approval, then works `ms` milliseconds (0 by default) and completes.",
+                             _MS),
     "conformance-failure": ("Fails.", _MS),
     "conformance-delay": ("Completes after `ms` milliseconds (1500 by default).", _MS),
     "conformance-cancellable": ("Runs until cancelled.", _MS),

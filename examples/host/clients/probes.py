@@ -7,6 +7,7 @@ on evidence rather than vacuously.
 from __future__ import annotations
 
 import sys
+import time
 
 import httpx
 
@@ -45,7 +46,27 @@ def blocking_approval(c: Clients) -> None:
     check(retry.result.get("resultType") == "input_required", f"retry answered {retry.result}")
 
 
-PROBES = {"refusals": refusals, "blocking-approval": blocking_approval}
+def dropped_retry_cancels(c: Clients) -> None:
+    """§G.12 "continues covers an MRTR retry": bob's retry owns the run until answered; dropped while
+    the run works after the approval, it cancels the run (reason mcp-request-cancelled)."""
+    earlier = {r["runId"] for r in c.bob.runs()}
+    first = c.bob.call("conformance-approval", {"ms": 60000}, tasks=False).result
+    key = next(iter(first["inputRequests"]))
+    c.bob.drop("tools/call", {"name": "conformance-approval", "arguments": {"ms": 60000},
+                              "inputResponses": {key: {"action": "accept", "content": {"approved": True}}},
+                              "requestState": first["requestState"]}, 0.4, tasks=False)
+    deadline = time.monotonic() + 5
+    while True:
+        runs = [r for r in c.bob.runs() if r["runId"] not in earlier]
+        if (runs and runs[0]["status"] in TERMINAL) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    check(len(runs) == 1 and "interrupt.resolved" in runs[0]["events"], f"the retried run: {runs}")
+    check(runs[0]["status"] == "cancelled" and runs[0]["reason"] == "mcp-request-cancelled",
+          f"run {runs[0]['status']} (reason {runs[0]['reason']}) after its retry dropped")
+
+
+PROBES = {"refusals": refusals, "blocking-approval": blocking_approval, "dropped-retry-cancels": dropped_retry_cancels}
 
 
 def main(argv=None) -> int:
