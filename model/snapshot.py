@@ -18,7 +18,7 @@ import marshal
 import pickle
 import re
 
-from .state import Interrupt, Request, RequestState, Run
+from .state import Interrupt, Request, RequestState, Run, Step
 
 # world.facts keys holding a "." are caches and annotations (the step a fact was learnt at, a
 # memo keyed by the step object): they never decide a later verdict, so neither copy nor digest
@@ -96,38 +96,75 @@ def _copy_stateful(obj):
 
 
 # ---- a compact encoding, to send a state to another process ------------------------------------
-_ENCODED_FIELDS = ("clock", "runs", "interrupts", "requests", "request_states", "stdio_open", "notified", "last_sent",
-                   "effects", "serial", "depth", "facts", "_labels", "_memo")
+def _codec(cls):
+    """Compiled (record -> tuple of its slots, tuple -> record): plain tuples pickle in C, where a
+    slotted dataclass takes pickle's slow path through copyreg."""
+    slots = cls.__slots__
+    ns = {"cls": cls, "new": object.__new__}
+    exec(f"def out(o):\n    return ({', '.join('o.' + x for x in slots)},)\n"
+         f"def back(t):\n    n = new(cls)\n    ({', '.join('n.' + x for x in slots)},) = t\n    return n", ns)
+    return ns["out"], ns["back"]
+
+
+_CODECS = {"runs": _codec(Run), "interrupts": _codec(Interrupt), "requests": _codec(Request),
+           "request_states": _codec(RequestState)}
+_PLAIN_FIELDS = ("clock", "stdio_open", "notified", "last_sent", "effects", "serial", "depth", "_labels")
+
+
+def _step_cache(v) -> bool:
+    """A fact holding (a step, what a property read off it): valid for that very step only. A later
+    step is never that step, nor equal to it (its index is larger), so the cache is never hit again
+    and need not travel."""
+    return type(v) is tuple and len(v) > 0 and type(v[0]) is Step
 
 
 def encode(world) -> bytes:
-    """The bytes of what `clone` copies (pickled): everything but the params and the rules, which
-    the receiving process has from its own initial world of the same variant and scope (`decode`);
-    rules that hold state of their own travel as that state."""
+    """The bytes of what `clone` copies (pickled), but what no later step can read: the params and
+    the rules, which the receiving process has from its own initial world of the same variant and
+    scope (`decode`; rules that hold state of their own travel as that state), the memo (rebuilt
+    from its key) and the facts that cache one past step."""
+    tables = tuple({k: out(v) for k, v in getattr(world, name).items()} for name, (out, _) in _CODECS.items())
+    facts = {k: v for k, v in world.facts.items() if not _step_cache(v)}
     own = {k: v for k, v in vars(world).items() if k not in _WORLD_FIELDS and not callable(v)}
     rules = getattr(world.rules, "__dict__", None) or None
     harness = None
     if world.harness is not None:
-        harness = {k: v for k, v in vars(world.harness).items() if k not in ("rules", "said")}
-        hr = getattr(world.harness.rules, "__dict__", None) or None
-        harness = (harness, hr)
-    return pickle.dumps((tuple(getattr(world, k) for k in _ENCODED_FIELDS), own, rules, harness), protocol=5)
+        state = {k: v for k, v in vars(world.harness).items() if k not in ("rules", "said")}
+        harness = (state, getattr(world.harness.rules, "__dict__", None) or None)
+    plain = tuple(getattr(world, k) for k in _PLAIN_FIELDS)
+    texts = [_text(x) for x in _shared(world)]      # made once here already: the receiver need not redo them
+    return pickle.dumps((tables, plain, facts, own, rules, harness, texts), protocol=5)
+
+
+def _shared(world):
+    """The messages, responses and run-log events of a world, in a fixed order (their texts travel)."""
+    for r in world.runs.values():
+        yield from r.log
+    for q in world.requests.values():
+        yield q.message
+        if type(q.response) is dict:
+            yield q.response
 
 
 def decode(data: bytes, template):
     """The world `encode` gave, rebuilt over `template` (an initial world of the same variant and
     scope: its params, rules and harness rules)."""
-    values, own, rules, harness = pickle.loads(data)
+    tables, plain, facts, own, rules, harness, texts = pickle.loads(data)
     new = object.__new__(type(template))
     new.params = template.params
     new.rules = template.rules
     if rules:
         new.rules = object.__new__(type(template.rules))
         new.rules.__dict__.update(rules)
-    for k, v in zip(_ENCODED_FIELDS, values):
+    for (name, (_, back)), table in zip(_CODECS.items(), tables):
+        setattr(new, name, {k: back(v) for k, v in table.items()})
+    for k, v in zip(_PLAIN_FIELDS, plain):
         setattr(new, k, v)
-    new.history, new.step = [], None
+    new.facts = facts
+    new.history, new.step, new._memo = [], None, {}
     new.__dict__.update(own)
+    for obj, text in zip(_shared(new), texts):
+        _TEXTS[id(obj)] = (obj, text)
     new.harness = None
     if harness is not None:
         state, hr = harness

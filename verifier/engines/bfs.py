@@ -335,7 +335,12 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
     catalogue = list(props) if props is not None else list(load_catalogue().values())
     jobs_plan = plan(scope, catalogue)
     results = []
-    if jobs > 1 and len(jobs_plan) > 1 and _picklable(variant):
+    if jobs > 1 and len(jobs_plan) == 1 and _by_name(jobs_plan[0][1]):
+        from .partition import LocalPool, judge
+        sc, ps = jobs_plan[0]
+        with LocalPool(jobs) as pool:
+            results.append(judge(variant, sc, ps, pool, symmetry, budget, max_states, max_depth, progress, shadow))
+    elif jobs > 1 and len(jobs_plan) > 1 and _picklable(variant):
         from concurrent.futures import ProcessPoolExecutor
         with ProcessPoolExecutor(max_workers=min(jobs, len(jobs_plan))) as pool:
             futs = [pool.submit(_search_job, variant, sc, [p.name for p in ps], symmetry, budget, max_states,
@@ -346,6 +351,11 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
         for sc, ps in jobs_plan:
             left = max(1.0, started + share * (len(results) + 1) - time.monotonic())
             results.append(_judged(variant, sc, ps, symmetry, left, max_states, max_depth, progress, shadow))
+    return result_of(variant, results, catalogue, budget, started)
+
+
+def result_of(variant, results, catalogue, budget, started) -> CheckResult:
+    """The CheckResult of searches [(search, verdicts, overrides' counts)], one per scope."""
     verdicts = [v for _, vs, _ in results for v in vs]
     order = {p.name: i for i, p in enumerate(catalogue)}
     verdicts.sort(key=lambda v: order.get(v.name, 0))
@@ -375,6 +385,12 @@ def _distinct_faults(found) -> list:
         if f.signature() not in best or len(f.history) < len(best[f.signature()].history):
             best[f.signature()] = f
     return list(best.values())
+
+
+def _by_name(props) -> bool:
+    """Properties a worker process can look up in the catalogue by name."""
+    catalogue = load_catalogue()
+    return all(catalogue.get(p.name) is p for p in props)
 
 
 def _picklable(variant) -> bool:

@@ -1,0 +1,86 @@
+"""The partitioned search gives the single-process search's answer: the same distinct and
+generated counts, depth, verdicts, shortest counterexamples (the very traces), premise counts,
+liveness lassos and faults, whatever the number of shards."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from model.amend import load_file
+from model.variants import resolve
+from verifier.engines import bfs, partition
+
+# No MRTR retry and no interrupt: about two thousand states, under a second.
+SMALL = "host-small,retry_reserve=0,max_interrupts=0"
+# With the interrupt: several properties refuted in one level (the cut-off and re-expansion path).
+MIDDLE = "host-small,retry_reserve=0"
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with partition.LocalPool(2) as p:
+        yield p
+
+
+def _figures(r) -> dict:
+    return {"states": {k: v for k, v in r.states.items() if k != "scopes"},
+            "verdicts": {v.name: v.verdict for v in r.verdicts},
+            "lengths": {v.name: v.length for v in r.verdicts if v.length is not None},
+            "traces": {v.name: [(s.action, s.args) for s in v.trace] for v in r.verdicts if v.trace is not None},
+            "loops": {v.name: v.loop for v in r.verdicts if getattr(v, "loop", None) is not None},
+            "premise": {v.name: v.premise for v in r.verdicts},
+            "checks": {v.name: v.checks for v in r.verdicts},
+            "actions": r.action_counts, "faults": [f.line() for f in r.faults]}
+
+
+def _same(variant, scope, pool, **kw):
+    one = bfs.run_bfs(variant, scope=scope, budget=300, **kw)
+    many = partition.search_partitioned(variant, scope, pool, budget=300, **kw)
+    a, b = _figures(one), _figures(many)
+    assert a == b, {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+    return one
+
+
+def test_local_pool_keeps_order(pool):
+    assert pool.map(abs, [-3, 1, -2, 0]) == [3, 1, 2, 0]
+
+
+@pytest.mark.parametrize("name", ["baseline", "detach-on-disconnect"])
+def test_identical_to_single_process(pool, name):
+    r = _same(None if name == "baseline" else resolve(name), SMALL, pool)
+    assert r.states["complete"]
+    if name == "detach-on-disconnect":       # a refutation and a liveness lasso, both found again
+        by = r.by_name()
+        assert by["owner-cancel-cancels-run"].verdict == "refuted"
+        assert by["every-call-answered-or-cancelled"].verdict == "refuted"
+
+
+def test_identical_with_violations_in_one_level(pool):
+    r = _same(resolve("decline-cancels-run"), MIDDLE, pool)
+    refuted = [v.name for v in r.verdicts if v.verdict in ("refuted", "known-gap", "reached")]
+    assert len(refuted) >= 4
+
+
+def test_identical_for_an_amendment_file(pool):
+    """An author's file is not importable by name: the workers load it from its path."""
+    v = load_file(str(Path(__file__).resolve().parent.parent / "examples" / "amendments" / "old_cancel_rule.py"))
+    r = _same(v, SMALL, pool)
+    assert r.by_name()["cancel-acknowledged-as-cancelrun"].verdict == "refuted"
+
+
+def test_identical_when_capped_or_bounded(pool):
+    r = _same(None, SMALL, pool, max_states=500)
+    assert not r.states["complete"] and r.states["distinct"] > 500
+    r = _same(None, SMALL, pool, max_depth=4)
+    assert r.by_name()["owner-cancel-cancels-run"].verdict == "proved-bounded"
+
+
+def test_run_bfs_with_jobs_partitions_one_scope():
+    one = bfs.run_bfs(None, scope=SMALL, budget=300)
+    two = bfs.run_bfs(None, scope=SMALL, budget=300, jobs=2)
+    assert _figures(one) == _figures(two)
+
+
+def test_shards_are_the_same_in_every_process():
+    assert partition.shard_of(bytes(range(16)), 3) == int.from_bytes(bytes(range(8)), "little") % 3
