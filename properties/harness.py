@@ -480,6 +480,11 @@ STORIES = {
     "harness-answers-task-input": _BOUND + [
         ("run_start", run_no(1)), ("run_interrupt", _clarification(1))] + _poll("r2") + [
         ("harness_update", dict(client=H1, op="op1")), ("harness_receive", dict(request="r3"))],
+    # A poll whose connection drops before its answer: the harness must poll again (LIV-2).
+    "harness-polls-again-after-a-drop": _BOUND + [
+        ("harness_poll", dict(client=H1, op="op1")), ("disconnect", dict(request="r2")),
+        ("harness_receive", dict(request="r2")),                         # learns the drop
+        ("run_start", run_no(1)), ("run_complete", run_no(1))],
     "harness-answers-by-mrtr": [
         ("harness_start", dict(client=H1, server="S2", long=False)),    # S2 serves no Tasks: a plain call
         ("run_start", run_no(1)), ("run_interrupt", _clarification(1)),
