@@ -26,6 +26,8 @@ def main(argv=None) -> int:
     p.add_argument("--log", help="write the traffic log (JSON Lines, schemas/traffic-log.schema.json) here")
     p.add_argument("--bug", action="append", default=[], choices=Bugs.names(), metavar="NAME",
                    help=f"plant a bug, named after its model variant: {', '.join(Bugs.names())}")
+    p.add_argument("--plain", action="store_true",
+                   help="a plain mount serving no Tasks (the model's S2; map it with mapping-plain.json)")
     p.add_argument("--retention", type=float, default=300.0, help="seconds a terminal run stays readable")
     p.add_argument("--token", default=os.environ.get("REFHOST_TOKEN"),
                    help="stdio: the bearer token the session speaks for (default $REFHOST_TOKEN)")
@@ -36,7 +38,8 @@ def main(argv=None) -> int:
         p.error("--port must be 1-65535 and --retention more than 0 seconds")
     from .server import Host
     try:
-        host = Host(a.log, Bugs.from_names(a.bug), a.retention, f"Bearer {a.token}" if a.token else None)
+        host = Host(a.log, Bugs.from_names(a.bug), a.retention, f"Bearer {a.token}" if a.token else None,
+                    serves_tasks=not a.plain)
     except OSError as e:
         p.error(f"cannot write the log {a.log}: {e.strerror}")
     if a.transport == "stdio":

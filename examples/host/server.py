@@ -2,7 +2,10 @@
 the Tasks extension, over streamable HTTP (uvicorn, loopback only) or stdio, recording its traffic."""
 from __future__ import annotations
 
+from mcp.server.extension import compose_tool_call_handler
 from mcp.server.mcpserver.server import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolRequestParams
 from mcp.server.stdio import stdio_server
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -20,20 +23,27 @@ MCP_PATH = "/mcp"
 
 class Host:
     def __init__(self, log_path=None, bugs: Bugs | None = None, retention_s: float = 300.0,
-                 stdio_authorization: str | None = None):
+                 stdio_authorization: str | None = None, serves_tasks: bool = True):
         self.bugs = bugs or Bugs()
-        self.log = TrafficLog(log_path) if log_path else None
+        self.serves_tasks = serves_tasks          # False: a plain mount, the model's S2
+        self.log = TrafficLog(log_path, "S1" if serves_tasks else "S2") if log_path else None
         self.engine = Engine(self.bugs, self.log.run_event if self.log else None, retention_s)
         self.stdio_authorization = stdio_authorization
         self.stdio_conn = "s0"
         self.tasks = TasksExtension(self)
         # subscriptions=False: the SDK's listen handler knows only core notification kinds; the Tasks
         # extension's `notifications.taskIds` filter needs its own (registered below).
-        self.mcp = MCPServer("openwop-reference-host", extensions=[self.tasks], subscriptions=False,
-                             log_level="WARNING")
+        self.mcp = MCPServer("openwop-reference-host", extensions=[self.tasks] if serves_tasks else [],
+                             subscriptions=False, log_level="WARNING")
         for name, (description, schema) in TOOLS.items():
             self.mcp.add_tool(_placeholder(name), name=name, description=description)
-        self.mcp._lowlevel_server.add_request_handler("subscriptions/listen", OpenParams, self.tasks.listen)
+        low = self.mcp._lowlevel_server
+        low.add_request_handler("subscriptions/listen", OpenParams, self.tasks.listen)
+        if not serves_tasks:
+            # A plain mount advertises no Tasks and knows no tasks/* method, but its tools are still
+            # runs (blocking calls, §G): the same interceptor serves them, never as tasks.
+            low.add_request_handler("tools/call", CallToolRequestParams,
+                                    compose_tool_call_handler([self.tasks], _unknown_tool))
 
     # ---- streamable HTTP -------------------------------------------------------------------
     def http_app(self):
@@ -61,6 +71,10 @@ class Host:
                 self.stdio_conn = rec.conn
                 read, write = rec.wrap(read, write)
             await low.run(read, write, low.create_initialization_options())
+
+
+async def _unknown_tool(ctx, params):
+    raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {params.name}")
 
 
 def _placeholder(name: str):

@@ -149,6 +149,13 @@ class TasksExtension(Extension):
             raise MCPError(code=wire.INVALID_PARAMS, message="Task not found")   # ISO-1: one answer
         return subject, run
 
+    def require_tasks(self, ctx) -> None:
+        """-32021 unless the request declared the extension and this mount serves it."""
+        if not self.host.serves_tasks:
+            raise MCPError(code=wire.MISSING_CAPABILITY, message="Missing required client capability",
+                           data=wire.missing_capability_data())
+        require_client_extension(ctx, TASKS_EXT)
+
     def missing_elicitation(self, run: Run) -> dict | None:
         """PRJ-4 (P-ELICIT creating-request): form-mode input only to a creator that declared it."""
         if PROJECTION[run.status] == "input_required" and "form" not in run.elicitation:
@@ -189,14 +196,14 @@ class TasksExtension(Extension):
             return await call_next(ctx)
         subject = self.subject(ctx)
         if name == "conformance-task-only":
-            require_client_extension(ctx, TASKS_EXT)
+            self.require_tasks(ctx)
         args = raw.get("arguments") or {}
         try:
             jsonschema.validate(args, TOOLS[name][1])      # before any run is created
         except jsonschema.ValidationError:
             raise MCPError(code=wire.INVALID_PARAMS, message="Invalid arguments") from None
         key = self.owner_key(ctx)
-        tasked = TASKS_EXT in declares(ctx)
+        tasked = TASKS_EXT in declares(ctx) and self.host.serves_tasks
         if raw.get("requestState") is not None:
             run = self.retry(ctx, subject, raw, key)
         else:
@@ -251,7 +258,7 @@ class TasksExtension(Extension):
         refs = ((ctx.params or {}).get("notifications") or {}).get("taskIds") or []
         subject = self.subject(ctx)
         if refs:
-            require_client_extension(ctx, TASKS_EXT)
+            self.require_tasks(ctx)
         acked = []
         for ref in refs:
             run = self.engine.lookup(unproject(ref) if isinstance(ref, str) else None, subject)

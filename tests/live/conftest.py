@@ -88,7 +88,7 @@ class HostThread(HostProcess):
     """The same host served by uvicorn on a thread of the test process: a real loopback server,
     without paying the SDK's import again for every host a test starts."""
 
-    def __init__(self, folder: Path, name: str, bugs: tuple[str, ...]):
+    def __init__(self, folder: Path, name: str, bugs: tuple[str, ...], serves_tasks: bool = True):
         import threading
 
         import uvicorn
@@ -98,7 +98,7 @@ class HostThread(HostProcess):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = folder / f"{name}.jsonl"
-        self.host = Host(self.log, Bugs.from_names(bugs))
+        self.host = Host(self.log, Bugs.from_names(bugs), serves_tasks=serves_tasks)
         self.server = uvicorn.Server(uvicorn.Config(self.host.http_app(), host="127.0.0.1", port=self.port,
                                                     log_level="warning", lifespan="on"))
         self.thread = threading.Thread(target=self.server.run, name=f"host-{name}", daemon=True)
@@ -120,8 +120,8 @@ def start_host(tmp_path):
     """Start hosts on free loopback ports (threads of this process); all are stopped at teardown."""
     started: list[HostProcess] = []
 
-    def start(*bugs: str, name: str = "host") -> HostProcess:
-        host = HostThread(tmp_path, name, bugs)
+    def start(*bugs: str, name: str = "host", serves_tasks: bool = True) -> HostProcess:
+        host = HostThread(tmp_path, name, bugs, serves_tasks)
         started.append(host)
         return host
 
