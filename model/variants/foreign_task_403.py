@@ -22,3 +22,9 @@ class ForeignTask403(Amendment):
             return wire.error_response(q.id, wire.INTERNAL_ERROR, "Forbidden",
                                        {"httpStatus": 403, "error": "id_tenant_mismatch"})
         return super().not_found(world, q, reason)
+
+    def http_status(self, world, q, message: dict) -> int:
+        """The 403 the change describes travels as the HTTP status too, as a real host sends it."""
+        if (message.get("error") or {}).get("data", {}).get("httpStatus") == 403:
+            return 403
+        return super().http_status(world, q, message)
