@@ -50,6 +50,7 @@ class Run:
     cancel_reason: str | None = None
     elicitation: tuple[str, ...] = ()  # elicitation modes the creating request declared (P-ELICIT)
     task: asyncio.Task | None = None
+    started: bool = False              # the program task has begun (a task cancelled before that never runs)
     version: int = 0                   # bumped by every change; `changed` is set and replaced then
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -99,12 +100,16 @@ class Engine:
                   created_at=now, updated_at=now)
         self.runs[run.id] = run
         self._append(run, "run.created", "pending", by=started_by)
-        if owner is not None:
-            self.owners[owner] = run.id
         run.task = asyncio.get_running_loop().create_task(self._program(run))
+        if owner is not None:
+            self.own(owner, run)
         return run
 
     async def _program(self, run: Run) -> None:
+        run.started = True
+        if run.status == "cancelling":         # cancelled while pending, before this task first ran
+            self._append(run, "run.cancelled", "cancelled", reason=run.cancel_reason)
+            return
         try:
             self._append(run, "run.started", "running")
             if run.tool == "conformance-approval":
@@ -140,7 +145,7 @@ class Engine:
             return False
         run.cancel_reason = reason
         self._append(run, "run.cancelling", "cancelling", reason=reason, cause=cause)
-        if run.task is not None:
+        if run.task is not None and run.started:   # a task not yet started sees `cancelling` when it does
             run.task.cancel()
         return True
 
@@ -209,7 +214,12 @@ class Engine:
 
     # ---- ownership (§G.12-13) --------------------------------------------------------------
     def own(self, key: OwnerKey, run: Run) -> None:
+        """`key` now owns `run`; a request already cancelled (its drop seen before its handler ran)
+        cancels the run it starts or continues at once."""
         self.owners[key] = run.id
+        if key in self.cancelled:
+            self.cancelled.discard(key)
+            self.request_cancelled(key)
 
     def response_sent(self, key: OwnerKey) -> None:
         """The whole response left the host: the request no longer owns its run."""

@@ -26,7 +26,8 @@ def test_plain_mount(start_host, validate, check_schema):
     assert alice.call("conformance-task-only").error["code"] == -32021
     listen = alice.listen([UNKNOWN], 2)
     assert listen.final["error"]["code"] == -32021                                           # NEG-3 on S2
-    alice.drop("tools/call", {"name": "conformance-cancellable", "arguments": {}}, 0.3)      # §G.12 still
+    alice.drop("tools/call", {"name": "conformance-cancellable", "arguments": {}},            # §G.12 still
+               lambda: any(r["status"] == "running" for r in alice.runs()))
     deadline = time.monotonic() + 5
     while not any(r["status"] == "cancelled" for r in alice.runs()) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -14,6 +14,16 @@ MAPPING = Path(__file__).resolve().parents[2] / "examples" / "host" / "mapping.j
 pytestmark = pytest.mark.live
 
 
+def _until_runs_started(log: Path, n: int, timeout: float = 10.0) -> None:
+    """Until the host's log shows `n` runs started (the request being cancelled owns a live run)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log.exists() and log.read_text().count('"kind":"run.started"') >= n:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"fewer than {n} runs started within {timeout} s")
+
+
 def test_stdio_cancel_and_eof(tmp_path, validate, check_schema):
     from examples.host.clients.mcp_client import StdioClient
     log = tmp_path / "stdio.jsonl"
@@ -22,12 +32,12 @@ def test_stdio_cancel_and_eof(tmp_path, validate, check_schema):
     created = s.read_until(tasked)["result"]
     assert created["resultType"] == "task"
     cancelled = s.send("tools/call", {"name": "conformance-cancellable", "arguments": {}}, tasks=False)
-    time.sleep(0.3)
+    _until_runs_started(log, 2)
     s.cancel_request(cancelled)
     later = s.send("tools/call", {"name": "conformance-delay", "arguments": {"ms": 100}}, tasks=False)
     assert s.read_until(later)["result"]["isError"] is False      # the cancelled call was never answered
     held = s.send("tools/call", {"name": "conformance-cancellable", "arguments": {}}, tasks=False)
-    time.sleep(0.3)
+    _until_runs_started(log, 4)
     assert s.close() == 0
     check_schema(log)
     events = [json.loads(line) for line in log.read_text().splitlines()]

@@ -185,7 +185,8 @@ def disconnect_before_response_cancels(c: Clients) -> None:
     """§G.12 (negative 4): a blocking call dropped mid-call cancels its run, reason mcp-request-cancelled;
     runList finds the run the client never got a handle for."""
     before = {r["runId"] for r in c.alice.runs()}
-    c.alice.drop("tools/call", {"name": "conformance-cancellable", "arguments": {}}, 0.4, tasks=False)
+    started = lambda: any(r["runId"] not in before and r["status"] == "running" for r in c.alice.runs())  # noqa: E731
+    c.alice.drop("tools/call", {"name": "conformance-cancellable", "arguments": {}}, started, tasks=False)
     deadline = time.monotonic() + 5
     while True:
         new = [r for r in c.alice.runs() if r["runId"] not in before]

@@ -153,12 +153,18 @@ class HttpClient:
         """Close with SO_LINGER 0: a TCP reset, the connection cut rather than ended."""
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
 
-    def drop(self, method: str, params: dict, after: float, *, tasks: bool = True) -> None:
-        """Send the request on a raw socket and cut the connection `after` seconds, response unread."""
+    def drop(self, method: str, params: dict, after, *, tasks: bool = True, timeout: float = 10.0) -> None:
+        """Send the request on a raw socket and cut the connection, response unread: `after` seconds,
+        or once `after()` holds (e.g. the host shows the run the request started)."""
         address, request = self._raw(method, params, tasks)
         with socket.create_connection(address) as s:
             s.sendall(request)
-            time.sleep(after)
+            if callable(after):
+                deadline = time.monotonic() + timeout
+                while not after() and time.monotonic() < deadline:
+                    time.sleep(0.02)
+            else:
+                time.sleep(after)
             self._reset(s)
 
     def drop_after_response(self, method: str, params: dict, *, tasks: bool = True) -> dict:

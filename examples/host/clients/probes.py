@@ -54,7 +54,9 @@ def dropped_retry_cancels(c: Clients) -> None:
     key = next(iter(first["inputRequests"]))
     c.bob.drop("tools/call", {"name": "conformance-approval", "arguments": {"ms": 60000},
                               "inputResponses": {key: {"action": "accept", "content": {"approved": True}}},
-                              "requestState": first["requestState"]}, 0.4, tasks=False)
+                              "requestState": first["requestState"]},
+                 lambda: any(r["runId"] not in earlier and "interrupt.resolved" in r["events"] for r in c.bob.runs()),
+                 tasks=False)
     deadline = time.monotonic() + 5
     while True:
         runs = [r for r in c.bob.runs() if r["runId"] not in earlier]
