@@ -4,6 +4,7 @@ counterexample beside the random engine's (scenario stories off) and the manifes
     .venv/bin/python benchmarks/exhaustive.py                 # both tables
     .venv/bin/python benchmarks/exhaustive.py --scopes host-small composed-small --skip-variants
     .venv/bin/python benchmarks/exhaustive.py --only detach-on-disconnect --random-budget 60
+    .venv/bin/python benchmarks/exhaustive.py --quick          # host-small alone, and 2 workers over 1
 
 Figures are wall-clock on this machine; compare the rows of one run, not runs on other days.
 """
@@ -24,20 +25,48 @@ from verifier.engines import bfs, scopes  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _props(sc):
+    host, harness = bfs.split_catalogue(list(load_catalogue().values()))
+    return harness if sc.composed else host
+
+
 def baseline_table(names, budget):
-    catalogue = list(load_catalogue().values())
-    print(f"{'scope':16s} {'distinct':>9s} {'generated':>10s} {'depth':>5s} {'states/s':>9s} {'wall s':>7s}  complete")
+    """Per scope, one process: states per second of wall time and of this process's CPU time (on a
+    shared machine the second is the steadier figure)."""
+    print(f"{'scope':16s} {'distinct':>9s} {'generated':>10s} {'depth':>5s} {'states/s':>9s} {'wall s':>7s} "
+          f"{'per cpu s':>9s}  complete")
     for name in names:
         sc = scopes.parse(name)
-        host, harness = bfs.split_catalogue(catalogue)
-        props = harness if sc.composed else host
-        t = time.monotonic()
-        s = bfs.search(bfs.make_world_for(None, sc), props, sc, deadline=time.monotonic() + budget,
+        t, cpu = time.monotonic(), time.process_time()
+        s = bfs.search(bfs.make_world_for(None, sc), _props(sc), sc, deadline=time.monotonic() + budget,
                        max_depth=sc.depth)
-        wall = time.monotonic() - t
+        wall, cpu = time.monotonic() - t, time.process_time() - cpu
         done = "yes" if s.complete else (f"to depth {s.depth}" if s.bounded else f"no ({s.capped})")
-        print(f"{name:16s} {s.distinct:9d} {s.generated:10d} {s.depth:5d} {s.distinct / wall:9.0f} {wall:7.1f}  {done}",
-              flush=True)
+        print(f"{name:16s} {s.distinct:9d} {s.generated:10d} {s.depth:5d} {s.distinct / wall:9.0f} {wall:7.1f} "
+              f"{s.distinct / cpu:9.0f}  {done}", flush=True)
+
+
+def partition_table(name, budget, workers=(1, 2)):
+    """The partitioned search of one scope with 1 and 2 worker processes: wall time, the workers'
+    CPU time, and the speedup of each over the first."""
+    import resource
+
+    from verifier.engines import partition
+    sc = scopes.parse(name)
+    print(f"\npartitioned at {name}: {'workers':>7s} {'distinct':>9s} {'wall s':>7s} {'states/s':>9s} "
+          f"{'worker cpu s':>12s} {'speedup':>7s}")
+    first = None
+    for n in workers:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.monotonic()
+        with partition.LocalPool(n) as pool:
+            s, _, _ = partition.judge(None, sc, _props(sc), pool, True, budget, None, sc.depth, None)
+        wall = time.monotonic() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        first = first or wall
+        print(f"{'':{len(name) + 16}s} {n:7d} {s.distinct:9d} {wall:7.1f} {s.distinct / wall:9.0f} {cpu:12.1f} "
+              f"{first / wall:6.2f}x", flush=True)
 
 
 def _expected(v, catalogue):
@@ -93,9 +122,16 @@ def main(argv=None):
                     help="seconds of random exploration (stories off) per expected property; 0 skips it")
     ap.add_argument("--skip-variants", action="store_true")
     ap.add_argument("--skip-baseline", action="store_true")
+    ap.add_argument("--partition-scope", default=scopes.DEFAULT_HOST,
+                    help="the scope the partitioned search is timed at with 1 and 2 workers ('' skips it)")
+    ap.add_argument("--quick", action="store_true", help="host-small alone, its partitioned timing, no variants")
     a = ap.parse_args(argv)
+    if a.quick:
+        a.scopes, a.skip_variants = [scopes.DEFAULT_HOST], True
     if not a.skip_baseline:
         baseline_table(a.scopes, a.budget)
+    if a.partition_scope:
+        partition_table(a.partition_scope, a.budget)
     if not a.skip_variants:
         variant_table(a.only, a.budget, a.random_budget)
 
