@@ -84,3 +84,13 @@ def test_run_bfs_with_jobs_partitions_one_scope():
 
 def test_shards_are_the_same_in_every_process():
     assert partition.shard_of(bytes(range(16)), 3) == int.from_bytes(bytes(range(8)), "little") % 3
+
+
+def test_identical_fault(pool, tmp_path):
+    """A rule that raises stops both searches at the same transition, with the same fault."""
+    f = tmp_path / "raises.py"
+    f.write_text("from model.amend import Amendment\n\n\nclass Raises(Amendment):\n    name = 'raises'\n\n"
+                 "    def can_cancel(self, world, subject, run):\n        raise KeyError('boom')\n")
+    r = _same(load_file(str(f)), SMALL, pool)
+    assert [x.error for x in r.faults] == ["KeyError: 'boom'"]
+    assert not r.states["complete"]

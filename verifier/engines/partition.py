@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from model.snapshot import decode, encode, fingerprint, forget_texts
@@ -163,7 +164,7 @@ def expand_shard(task: dict) -> list:
     stop_at = time.monotonic() + task["seconds"]
     met: set = set()
     out = []
-    with watchdog.Watchdog(task["step_limit"]) as dog, bfs.quiet_gc():
+    with _watchdog(task["step_limit"]) as dog, bfs.quiet_gc():
         for pos, data in task["items"]:
             if time.monotonic() > stop_at:
                 break
@@ -196,6 +197,17 @@ def expand_shard(task: dict) -> list:
                 break
     forget_texts()
     return out
+
+
+@contextmanager
+def _watchdog(limit):
+    """The worker's watchdog: the one a forked worker inherited from its command, else its own."""
+    dog = watchdog.current()
+    if dog.active:
+        yield dog
+        return
+    with watchdog.Watchdog(limit) as dog:
+        yield dog
 
 
 def _fault(here, e) -> faults.Fault:
@@ -263,6 +275,7 @@ def _level(frontier, base, open_names, pool, shards, deadline) -> list:
     while todo:
         parts: list = [[] for _ in range(shards)]
         for pos in todo:
+            results[pos] = None        # a pass the deadline cuts short leaves no stale answer
             parts[shard_of(frontier[pos][1], shards)].append((pos, frontier[pos][2]))
         seconds = max(0.0, deadline - time.monotonic()) if deadline is not None else 1e9
         tasks = [dict(base, open=list(open_names), cutoffs=dict(cutoffs), items=items, seconds=seconds)
