@@ -38,14 +38,8 @@ def test_planted_bug_is_seen_and_rejected(start_host, validate, bug):
     assert out["exit_code"] == 1
 
 
-# The model's foreign-task-403 says "-32603 with HTTP 403" but sends its -32603 with
-# Params.http_error_status (200): it overrides `not_found`, not `http_status`. This host sends 403.
-VARIANT_SENDS_200 = "model/variants/foreign_task_403.py sends HTTP 200, not the 403 it describes"
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("bug", [pytest.param(b, marks=pytest.mark.xfail(strict=True, reason=VARIANT_SENDS_200))
-                                 if b == "foreign-task-403" else b for b in BUGS])
+@pytest.mark.parametrize("bug", list(BUGS))
 def test_planted_bug_is_its_variant(start_host, validate, bug):
     """The buggy host's log is a behaviour of the model variant the bug is named after."""
     from examples.host.clients.legs import LEGS, Clients, LegFailed
