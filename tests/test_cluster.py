@@ -29,7 +29,7 @@ ENV = {**os.environ, "PYTHONHASHSEED": "0", "RAY_USAGE_STATS_ENABLED": "0",
        "RAY_AUTH_MODE": "disabled"}
 # Small enough for the default run, long enough (a few seconds a task) to kill a worker mid-task.
 SETTINGS = {"seed": 0, "chunks": 2, "examples_per_chunk": 15, "steps": 40, "budget_cap": 120, "bfs": False}
-VARIANTS = ["baseline", "detach-on-disconnect", "rest-and-update-both-resolve"]
+VARIANTS = ["baseline", "detach-on-disconnect"]
 
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None or not (BIN / "ray").exists(),
                                reason="Ray is not installed in this environment (pip install '.[cluster]')")
@@ -174,22 +174,28 @@ def test_gate_with_the_exhaustive_search_on_the_cluster_writes_the_local_manifes
     assert tree(tmp_path / "ray") == tree(tmp_path / "local")
 
 
+def _kill_a_worker_of(tag: str, task: str, run: subprocess.Popen) -> subprocess.CompletedProcess:
+    """Kill the first worker of the cluster seen running `task`, while `run` runs; its outcome."""
+    killed = None
+    deadline = time.monotonic() + 120
+    while killed is None and run.poll() is None and time.monotonic() < deadline:
+        busy = [pid for pid, args in cluster_processes(tag).items() if args.startswith(f"ray::{task}")]
+        if busy:
+            os.kill(busy[0], signal.SIGKILL)       # a worker of this test's cluster, mid-task
+            killed = busy[0]
+        time.sleep(0.1)
+    out, err = run.communicate(timeout=600)
+    assert killed is not None, f"no worker was running {task} to kill"
+    return subprocess.CompletedProcess(run.args, run.returncode, out, err)
+
+
 @needs_ray
 def test_a_killed_worker_loses_no_work(cluster, local_gate, tmp_path):
     address, tag = cluster
     run = subprocess.Popen([str(BIN / "taskmodel"), *_gate_args(tmp_path, "--cluster", address)], cwd=ROOT,
                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    killed = None
-    deadline = time.monotonic() + 60
-    while killed is None and run.poll() is None and time.monotonic() < deadline:
-        busy = [pid for pid, args in cluster_processes(tag).items() if args.startswith("ray::_part")]
-        if busy:
-            os.kill(busy[0], signal.SIGKILL)       # a worker of this test's cluster, mid-task
-            killed = busy[0]
-        time.sleep(0.2)
-    out, err = run.communicate(timeout=300)
-    assert killed is not None, "no worker was running a gate task to kill"
-    assert run.returncode in (0, 2), err
+    got = _kill_a_worker_of(tag, "_part", run)
+    assert got.returncode in (0, 2), got.stderr
     assert tree(tmp_path) == local_gate                            # every verdict and counterexample
 
 
@@ -224,21 +230,41 @@ def test_swarm_stores_its_counterexamples_in_redis_and_they_replay(cluster, redi
     assert json.loads(again.stdout)["results"][0]["bounds"]["replayed_from_database"] >= len(stored)
 
 
+def _bfs(*args) -> dict:
+    got = taskmodel("check", "--engine", "bfs", "--budget", "600", "--json", "--no-counterexamples", *args)
+    assert got.returncode in (1, 2), got.stderr
+    assert "locally" not in got.stderr, got.stderr          # it ran where it was asked to
+    result = json.loads(got.stdout)["results"][0]
+    return {"states": {k: v for k, v in result["states"].items() if k != "scopes"},
+            "verdicts": {p["name"]: (p["verdict"], p["length"]) for p in result["properties"]}}
+
+
 @needs_ray
-def test_partitioned_bfs_on_the_cluster_is_the_single_process_search(cluster):
-    if not (ROOT / "verifier" / "engines" / "partition.py").exists():
-        pytest.skip("the partitioned exhaustive search (verifier.engines.partition) is not in this build yet")
-    from verifier.cluster import RayPool
-    from verifier.engines import bfs, partition, scopes
-    from properties.base import load_catalogue
-    host, _ = bfs.split_catalogue(list(load_catalogue().values()))
-    scope = scopes.parse("host-small")
-    one, verdicts, _ = bfs._judged(None, scope, host, True, 300, None, None, None)
-    os.environ["RAY_AUTH_MODE"] = "disabled"
-    with RayPool(cluster[0]) as pool:
-        got = partition.search_partitioned(None, scope, pool)
-    assert got.distinct == one.distinct
-    assert {v.name: v.length for v in got.verdicts} == {v.name: v.length for v in verdicts}
+@pytest.mark.parametrize("variant, scope", [
+    ("detach-on-disconnect", "host-small,max_interrupts=0"),
+    pytest.param("baseline", "host-small", marks=pytest.mark.slow),
+])
+def test_partitioned_bfs_on_the_cluster_is_the_single_process_search(cluster, tmp_path, variant, scope):
+    here = _bfs("--variant", variant, "--scope", scope, "--jobs", "1", "--out", str(tmp_path / "local"))
+    there = _bfs("--variant", variant, "--scope", scope, "--cluster", cluster[0], "--out", str(tmp_path / "ray"))
+    assert there == here                       # distinct and generated states, depth, verdicts, shortest lengths
+    assert here["states"]["complete"]
+    assert variant == "baseline" or any(v == "refuted" for v, _ in here["verdicts"].values())
+
+
+@needs_ray
+@pytest.mark.slow
+def test_a_killed_worker_loses_no_state_of_the_partitioned_search(cluster, tmp_path):
+    args = ["--variant", "detach-on-disconnect", "--scope", "host-small"]
+    here = _bfs(*args, "--jobs", "1", "--out", str(tmp_path / "local"))
+    run = subprocess.Popen([str(BIN / "taskmodel"), "check", "--engine", "bfs", "--budget", "600", "--json",
+                            "--no-counterexamples", *args, "--cluster", cluster[0], "--out", str(tmp_path / "ray")],
+                           cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    got = _kill_a_worker_of(cluster[1], "expand_shard", run)
+    assert got.returncode in (1, 2) and got.stdout, (got.returncode, got.stdout[-500:], got.stderr[-3000:])
+    result = json.loads(got.stdout)["results"][0]
+    assert {k: v for k, v in result["states"].items() if k != "scopes"} == here["states"]
+    assert {p["name"]: (p["verdict"], p["length"]) for p in result["properties"]} == here["verdicts"]
 
 
 def test_without_a_cluster_the_gate_says_so_and_runs_locally(tmp_path):

@@ -59,6 +59,7 @@ def connect(address_or_auto: str, workers: int | None = None):
     quiet = dict(log_to_driver=False, logging_level=logging.ERROR, runtime_env=runtime_env)
     if ray.is_initialized():
         ray.shutdown()
+    _news_to_stderr()
     if address_or_auto == "auto":
         ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, include_dashboard=False, **quiet)
         return ray
@@ -70,6 +71,20 @@ def connect(address_or_auto: str, workers: int | None = None):
         raise ClusterUnavailable(f"cannot join the Ray cluster at {address_or_auto} "
                                  f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
     return ray
+
+
+def _news_to_stderr() -> None:
+    """The driver prints the cluster's news (a worker died, its task is retried) on stdout, where
+    `--json` keeps one object: it goes to stderr, the log, instead. (Ray has no switch for it.)"""
+    from ray._private import worker
+    show = getattr(worker, "print_to_stdstream", None)
+    if show is None or getattr(show, "to_stderr", False):
+        return
+
+    def to_stderr(data, ignore_prefix):
+        show({**data, "is_err": True}, ignore_prefix)
+    to_stderr.to_stderr = True
+    worker.print_to_stdstream = to_stderr
 
 
 class RayPool:
@@ -132,28 +147,5 @@ def open_pool(cluster: str | None, workers: int | None = None):
     got = ray_pool(cluster, workers) if cluster else None
     if got is not None:
         return got
-    try:
-        from ..engines.partition import LocalPool
-    except ImportError:          # TEMPORARY until verifier.engines.partition lands
-        return _Processes(workers)
-    return LocalPool(workers)
-
-
-class _Processes:
-    def __init__(self, workers=None):
-        from concurrent.futures import ProcessPoolExecutor
-        self.workers = workers or os.cpu_count() or 1
-        self._pool = ProcessPoolExecutor(self.workers)
-
-    def map(self, fn, items):
-        return list(self._pool.map(fn, items))
-
-    def close(self):
-        self._pool.shutdown()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
+    from ..engines.partition import LocalPool
+    return LocalPool(workers or os.cpu_count() or 1)

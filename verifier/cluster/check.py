@@ -1,21 +1,28 @@
 """`taskmodel check --engine bfs --cluster ...`: the partitioned exhaustive search on a RayPool."""
 from __future__ import annotations
 
-import sys
+import time
 
 
 def bfs_on_cluster(variant, args, progress):
-    """The bfs engine's result from the partitioned search on the cluster, or None when the
-    partitioned search or the cluster cannot be had (said in one line): the caller searches locally."""
-    try:
-        from ..engines.partition import search_partitioned
-    except ImportError:
-        print(f"taskmodel: --cluster {args.cluster}: the partitioned exhaustive search is not in this build; "
-              f"searching locally", file=sys.stderr)
-        return None
+    """The bfs engine's result, each scope's levels expanded on the cluster: the result of the
+    search in one process (`verifier.engines.partition`). None when the cluster cannot be had
+    (said in one line): the caller searches locally."""
+    from properties.base import load_catalogue
+
+    from ..engines import bfs, partition
     from . import ray_pool
     pool = ray_pool(args.cluster)
     if pool is None:
         return None
+    started = time.monotonic()
+    catalogue = list(load_catalogue().values())
+    plan = bfs.plan(args.scope, catalogue)
+    share = args.bfs_budget / len(plan)
+    judged = []
     with pool:
-        return search_partitioned(variant, args.scope, pool)
+        for scope, props in plan:           # one scope after another, each over every worker
+            left = max(1.0, started + share * (len(judged) + 1) - time.monotonic())
+            judged.append(partition.judge(variant, scope, props, pool, not args.no_symmetry, left, None,
+                                          args.depth, progress, shadow=True))
+    return bfs.result_of(variant, judged, catalogue, args.bfs_budget, started)
