@@ -18,6 +18,7 @@ from .result import Divergence, ValidationResult
 UNBOUNDED = dict(max_requests=10 ** 9, max_runs=10 ** 9, max_effects=10 ** 9, max_time=10 ** 9, max_interrupts=None,
                  max_pauses=None, retry_reserve=0)
 NOT_A_BEHAVIOUR = "not a behaviour of the model"
+HARNESS_AREAS = ("harness", "e2e")      # the areas judging a client harness (as verifier.engines.bfs splits them)
 
 __all__ = ["validate_log", "ValidationResult", "Divergence", "LogError", "resolve_variant"]
 
@@ -46,9 +47,7 @@ def host_properties():
     """The host's catalogue (the harness's judges a client harness a log does not have), less
     liveness: a finite log cannot show what is owed for ever."""
     from properties.base import load_catalogue
-    from ..engines.bfs import split_catalogue
-    host, _ = split_catalogue(load_catalogue().values())
-    return [p for p in host if p.kind != "liveness"]
+    return [p for p in load_catalogue().values() if p.area not in HARNESS_AREAS and p.kind != "liveness"]
 
 
 def validate_log(log, mapping: dict | str | None = None, variant=None, budget: float = 60.0,

@@ -1,17 +1,49 @@
 """Each kind of log event, as a step of the candidates (see `verifier.validate.search`)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from model import wire
 from model.lifecycle import OPEN_PHASES
+from model.snapshot import clone
 
 from .ids import raw_of
 from .observe import NotGenerated, decode, describe, shape, unify
 from .search import Conn, Matcher, Stop
 
 
+# A single candidate is stepped in place (no clone) where the log leaves no choice; the state is
+# saved every EVERY events so that a request whose answer does not fit can be retried from the
+# state before it (restored by replaying the events since the save).
+EVERY = 64
+
+
 class LogMatcher(Matcher):
+    fast = True
+    checkpoint = None
+
+    def _save(self, index) -> None:
+        c = self.cands[0]
+        self.checkpoint = (index, c.but(world=clone(c.world)), _copy_conns(self.conns), dict(self.reqs),
+                           set(self.ignored))
+
+    def _restore(self) -> None:
+        """The candidates and connections as they were before the event being matched."""
+        index, cand, conns, reqs, ignored = self.checkpoint
+        here = self.index
+        self.cands, self.conns, self.reqs, self.ignored = [cand.but(world=clone(cand.world))], _copy_conns(conns), \
+            dict(reqs), set(ignored)
+        self.fast = False
+        try:
+            for ev in self.events[index:here]:
+                self.feed(ev)
+        finally:
+            self.fast, self.index = True, here
+
     def feed(self, ev) -> None:
         self.index = ev.index
+        if self.fast and len(self.cands) == 1 and (self.checkpoint is None or ev.index - self.checkpoint[0] >= EVERY):
+            self._save(ev.index)
         d = ev.data
         kind = d["event"]
         if kind == "open":
@@ -111,6 +143,33 @@ class LogMatcher(Matcher):
         qid = f"r{len(self.cands[0].world.requests) + 1}"
         refused, misfit = [], []
 
+        def fits(post) -> bool:
+            queue = post.out.get(qid)
+            if queue and observed is not None:
+                if unify(observed, shape(queue[0][0]), post.ids) is None or \
+                        status is not None and post.world.requests[qid].http_status not in (None, status):
+                    misfit.append(f"{qid}: {describe(queue[0][0])}")
+                    return False
+            return True
+
+        if self.fast and len(self.cands) == 1 and not self.keep and self.checkpoint is not None:
+            c = self.cands[0]
+            try:
+                action, args, refs = decode(c.world, msg, conn, c.ids, self.mapping)
+            except NotGenerated:
+                pass                    # the search below says why, for every candidate
+            else:
+                if action == "mrtr_retry" and c.world.requests[args["answers"]].phase == "sent":
+                    c = self._step(c, "deliver", dict(request=args["answers"]), in_place=True)
+                post = self._step(c, action, args, refs, in_place=True)
+                if fits(post):
+                    self.cands = [post]
+                    self.reqs[(name, _key(msg["id"]))] = qid
+                    conn.requests.append(qid)
+                    return
+                self._restore()
+                conn = self.conns[name]
+
         guess = False
 
         def receive(c):
@@ -125,13 +184,8 @@ class LogMatcher(Matcher):
                 if action == "mrtr_retry" and g.world.requests[args["answers"]].phase == "sent":
                     g = self._step(g, "deliver", dict(request=args["answers"]))
                 post = self._step(g, action, args, refs)
-                queue = post.out.get(qid)
-                if queue and observed is not None:
-                    if unify(observed, shape(queue[0][0]), post.ids) is None or \
-                            status is not None and post.world.requests[qid].http_status not in (None, status):
-                        misfit.append(f"{qid}: {describe(queue[0][0])}")
-                        continue
-                out.append(post)
+                if fits(post):
+                    out.append(post)
             return out or None
         def focus(world):
             return _named_runs(world, msg, self.cands), set()
@@ -258,7 +312,8 @@ class LogMatcher(Matcher):
                     if got is not None:
                         out.append(got)
             return out or None
-        self.search(goal, f"run event {d['kind']} of {real}", allow_events=True, focus=_run_focus(real, self))
+        self.search(goal, f"run event {d['kind']} of {real}", allow_events=True, focus=_run_focus(real, self),
+                    kind=(d["kind"], d.get("data") or {}))
 
     def finish(self) -> None:
         """At the end of a log with run events, every event the model appended was logged."""
@@ -277,8 +332,11 @@ def _match_run(d, entry, c, real, mid):
         return None
     ids = c.ids
     data = d.get("data") or {}
-    for k in ("kind", "action", "via", "reason"):
-        if k in data and k in event and data[k] != event[k]:
+    for k in ("kind", "action", "via", "reason", "approvers"):
+        if k in data and k in event and _plain(data[k]) != _plain(event[k]):
+            return None
+    if "mode" in data and event.get("interruptId") in c.world.interrupts:      # form, or url for a credential
+        if data["mode"] != ("form" if c.world.interrupts[event["interruptId"]].form else "url"):
             return None
     bind = [("run", real, mid)]
     if isinstance(data.get("interruptId"), str) and "interruptId" in event:
@@ -347,6 +405,14 @@ def _bound(ids, kind, real, model):
     ids = ids.copy()
     ids.bind(kind, real, model)
     return ids
+
+
+def _plain(v):
+    return list(v) if isinstance(v, (list, tuple)) else v
+
+
+def _copy_conns(conns):
+    return {k: replace(v, requests=list(v.requests)) for k, v in conns.items()}
 
 
 def _key(rpc_id):

@@ -52,7 +52,10 @@ class Recorder:
                                "params": {"requestId": qid, "reason": "client cancelled"}})
         if self.run_events:
             for rid, ev in step.events:
-                data = {k: ev[k] for k in ("interruptId", "kind", "action", "via", "reason") if ev.get(k) is not None}
+                data = {k: ev[k] for k in ("interruptId", "kind", "action", "via", "reason", "approvers")
+                        if ev.get(k) is not None}
+                if ev["type"] == "interrupt.requested":
+                    data["mode"] = "form" if world.interrupts[ev["interruptId"]].form else "url"
                 self._add(event="run", runId=rid, kind=ev["type"], status=world.runs[rid].status,
                           **({"data": data} if data else {}))
         for qid, msg in step.emitted:

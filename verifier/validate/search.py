@@ -24,11 +24,12 @@ end (see `verifier.validate.validate_log`).
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 
 from model.actions import load_all
-from model.snapshot import clone, fingerprint
+from model.snapshot import clone, fingerprint, state_tuple
 
 from .ids import Bindings
 from .observe import describe
@@ -37,6 +38,11 @@ from .observe import describe
 # events in the log nothing shows them, so a search for a message never needs them.
 SILENT = frozenset({"run_effect", "run_compensate", "run_spawn"})
 INTERNAL_ACTORS = ("host", "clock")
+# The run-log event the host's own run steps append first (model/host.py); a search for an observed
+# run event of another kind need not take them.
+APPENDS = {"run_start": "run.started", "run_interrupt": "interrupt.requested", "run_complete": "run.completed",
+           "run_fail": "run.failed", "run_finish_cancel": "run.cancelled", "run_effect": "effect.performed",
+           "run_compensate": "effect.performed", "run_spawn": "run.created", "external_event": "interrupt.resolved"}
 
 
 class Stop(Exception):
@@ -136,16 +142,21 @@ class Matcher:
                     violation = (self.index, p, msg)
         return Cand(w, cand.ids, out, runq, violation, reached, origin)
 
-    def _internal_moves(self, world, focus=None):
+    def _internal_moves(self, world, focus=None, kind=None):
         """The enabled internal moves; with `focus` (runs, requests), only those on them (and the
-        clock): moves on other runs wait until an observation of their own needs them."""
+        clock): moves on other runs wait until an observation of their own needs them. With `kind`
+        (a run event observed), the run's own steps that append another kind are left out."""
         for name in self.internal:
+            if kind is not None and name in APPENDS and APPENDS[name] != kind[0]:
+                continue
             for args in self.table[name].moves(world):
                 if focus is not None and not _on(world, args, focus):
                     continue
+                if kind is not None and name == "run_interrupt" and not _interrupt_fits(args, kind[1]):
+                    continue
                 yield name, args
 
-    def search(self, goal, words: str, allow_events: bool, focus=None):
+    def search(self, goal, words: str, allow_events: bool, focus=None, kind=None):
         """Replace the candidates by those that explain one observation. `goal(cand)` is a list of
         candidates after it (empty when it is contradicted there) or None when the candidate has
         not yet produced what the observation needs. `focus(world)` names the runs and requests the
@@ -166,7 +177,7 @@ class Matcher:
         passes = [(focus, self.max_depth), (None, 2)] if focus is not None else [(None, self.max_depth)]
         deep = False
         for f, depth in passes:
-            found, deep = self._bfs(goal, waiting, expected, allow_events, f, depth, words)
+            found, deep = self._bfs(goal, waiting, expected, allow_events, f, depth, words, kind)
             if found:
                 self.cands = self._capped(found)
                 return
@@ -174,7 +185,7 @@ class Matcher:
         raise Stop("diverges", f"the model cannot produce {words}" + (" (search depth reached)" if deep else ""),
                    allowed)
 
-    def _bfs(self, goal, roots, expected, allow_events, focus, max_depth, words):
+    def _bfs(self, goal, roots, expected, allow_events, focus, max_depth, words, kind=None):
         """(the candidates of the first level that explains the observation, whether the depth bound
         was what stopped the search)."""
         frontier, seen, states = roots, set(), 0
@@ -182,7 +193,7 @@ class Matcher:
             found, nxt = [], []
             for c in frontier:
                 runs_reqs = focus(c.world) if focus is not None else None
-                for name, args in self._internal_moves(c.world, runs_reqs):
+                for name, args in self._internal_moves(c.world, runs_reqs, kind):
                     if time.monotonic() > self.deadline:
                         raise Stop("undetermined", f"budget ran out searching for {words}")
                     child = self._step(c, name, args)
@@ -190,14 +201,14 @@ class Matcher:
                     appended = child.runq is not c.runq
                     if appended and not allow_events:
                         continue          # a step the log would show as a run event, and does not
-                    f = (fingerprint(child.world, rename=False), _queued(child))
-                    if f in seen:
-                        continue
-                    seen.add(f)
                     got = goal(child)
                     if got is None and appended:
                         got = []          # it appended, but not the event the log shows next
                     if got is None:
+                        f = (fingerprint(child.world, rename=False), _queued(child))
+                        if f in seen:
+                            continue
+                        seen.add(f)
                         nxt.append(child)
                     elif got:
                         found.extend(got)
@@ -213,10 +224,12 @@ class Matcher:
         return [], True
 
     def _capped(self, cands):
-        if len(cands) > self.max_candidates:
+        """The candidates, each model state once: states that differ only in what no later step
+        reads (a closed interrupt's kind and approvers) are one (see `_future`)."""
+        if len(cands) > 1:
             seen, out = set(), []
             for c in cands:
-                f = (fingerprint(c.world, rename=False), _queued(c))
+                f = _future(c)
                 if f not in seen:
                     seen.add(f)
                     out.append(c)
@@ -258,6 +271,12 @@ def _on(world, args, focus) -> bool:
     return True
 
 
+def _interrupt_fits(args, data: dict) -> bool:
+    if "kind" in data and data["kind"] != args["kind"]:
+        return False
+    return "mode" not in data or data["mode"] == ("form" if args["form"] else "url")
+
+
 def _seeded(world, key, value):
     """The world's memo, answering `key` with `value` whatever the state (see `Matcher._step`)."""
     real = type(world).memo
@@ -265,6 +284,33 @@ def _seeded(world, key, value):
     def memo(name, k, build):
         return value if name == key else real(world, name, k, build)
     return memo
+
+
+KIND_WORDS = (("approval", "waiting-approval"), ("clarification", "waiting-input"))
+
+
+def _future(c: Cand) -> tuple:
+    """What decides a candidate's future: its model state with every closed interrupt's kind and
+    approvers masked (the model reads them only while the interrupt is open), what it still owes
+    the log, and its bindings."""
+    w = c.world
+    closed = [i for i in w.interrupts.values() if not i.open]
+    if closed:
+        w = clone(w)
+        masked = {i.id for i in closed}
+        for iid in masked:
+            i = w.interrupts[iid]
+            i.kind, i.approvers, i.label = "closed", None, ""
+        for r in w.runs.values():
+            if any(e.get("interruptId") in masked and e["type"] == "interrupt.requested" for e in r.log):
+                r.log = [dict(e, kind="closed", approvers=None) if e["type"] == "interrupt.requested"
+                         and e.get("interruptId") in masked else e for e in r.log]
+    text = repr(state_tuple(w))
+    if closed:      # what the host said of them while they were open: free text named after the kind
+        for kind, status in KIND_WORDS:
+            text = text.replace(f"'{kind} needed'", "'input needed'").replace(f"'run is {status}'", "'run is waiting'")
+    ids = tuple(tuple(sorted(c.ids.real[k].items())) for k in ("run", "interrupt", "token"))
+    return hashlib.blake2b(text.encode(), digest_size=16).digest(), _queued(c), ids, c.violation is None
 
 
 def _queued(c: Cand) -> tuple:
