@@ -256,3 +256,18 @@ def test_long_walks_conform():
             _, lines = _lines(seed, run_events, steps=120)
             r = validate_log(lines, MAPPING, budget=60)
             assert r.result == "conforms", (seed, run_events, r.to_json())
+
+
+def test_a_variant_file_is_validated_against(tmp_path):
+    """An amendment file, as `--variant FILE`: a detaching host's log is a behaviour of it."""
+    amendment = tmp_path / "detach.py"
+    amendment.write_text("from model.amend import Amendment\n\n\nclass Detach(Amendment):\n"
+                         "    name = 'my-detach'\n    changes = 'a disconnect cancels nothing'\n"
+                         "    expect = {'OWN-2': 'refuted'}\n\n"
+                         "    def on_request_cancelled(self, world, q, cause):\n        return None\n")
+    v = resolve("detach-on-disconnect")
+    lines = next(lines for seed in range(12) for world, lines in [_lines(seed, True, v)] if _broken(v, world))
+    assert validate_log(lines, MAPPING).result == "diverges"
+    log, m = tmp_path / "log.jsonl", _map(tmp_path)
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["validate", str(log), "--map", str(m), "--variant", str(amendment)]) == 0

@@ -63,15 +63,15 @@ class LogMatcher(Matcher):
     # ---- connections -------------------------------------------------------------------------
     def _open(self, d) -> None:
         headers = {k.lower(): v for k, v in ((d.get("http") or {}).get("headers") or {}).items()}
-        if d["transport"] == "http":
-            auth = headers.get("authorization", "")
-            token = auth[len("Bearer "):] if auth.startswith("Bearer ") else auth
-            subject = (self.mapping.get("tokens") or {}).get(token)
-            why = ("a request without a bearer token" if not token else
-                   "a request whose bearer token the mapping does not name")
-        else:
+        auth = headers.get("authorization", "")
+        token = auth[len("Bearer "):] if auth.startswith("Bearer ") else auth
+        subject = (self.mapping.get("tokens") or {}).get(token)
+        why = ("a request without a bearer token" if not token else
+               "a request whose bearer token the mapping does not name")
+        if d["transport"] == "stdio" and not token:
+            # stdio carries the credential the session was started with, or the mapping names one
             subject = self.mapping.get("stdio")
-            why = "a stdio session, and the mapping names no Subject for stdio (its `stdio` key)"
+            why = "a stdio session with no credential, and the mapping names no Subject for stdio (its `stdio` key)"
             if subject is not None:
                 clients = {self.cands[0].world.params.client_subject(c).name: c for c in self.cands[0].world.params.clients}
                 server = self.mapping.get("server", "S1")
