@@ -46,13 +46,17 @@ _copy_request = _copier(Request)
 _copy_rs = _copier(RequestState)
 
 
+_ATOMS = frozenset({str, int, tuple, bool, float, type(None), frozenset})   # immutable: shared, never copied
+
+
 def _copy_fact(v):
-    if type(v) is dict:
-        return {k: _copy_fact(x) for k, x in v.items()}
-    if type(v) is set:
+    t = type(v)
+    if t is dict:
+        return {k: x if type(x) in _ATOMS else _copy_fact(x) for k, x in v.items()}
+    if t is set:
         return set(v)
-    if type(v) is list:
-        return [_copy_fact(x) for x in v]
+    if t is list:
+        return [x if type(x) in _ATOMS else _copy_fact(x) for x in v]
     return v            # tuples, strings, numbers: immutable
 
 
@@ -260,12 +264,15 @@ def _freeze(v):
     if t is str or t is int or t is tuple or v is None:
         return v
     if t is dict:
-        return tuple([(k, _freeze(x)) for k, x in v.items()])
+        return tuple([(k, x if type(x) in _LEAVES else _freeze(x)) for k, x in v.items()])
     if t is set or t is frozenset:
         return tuple(sorted(v, key=repr)) if v else ()
     if t is list:
-        return tuple([_freeze(x) for x in v])
+        return tuple([x if type(x) in _LEAVES else _freeze(x) for x in v])
     return v
+
+
+_LEAVES = frozenset({str, int, tuple, type(None)})      # what `_freeze` returns as it is
 
 
 def _digest(data: bytes) -> bytes:

@@ -207,8 +207,9 @@ def quiet_gc():
 def enabled_moves(w, table, names, here) -> dict:
     """{action: its moves in `w`} for the actions enabled there, in the table's order."""
     out = {}
+    here[1] = None
     for name in names:
-        here[0], here[1] = name, None
+        here[0] = name
         moves = table[name].moves(w)
         if moves:
             out[name] = moves
