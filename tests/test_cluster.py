@@ -277,10 +277,18 @@ def test_without_a_cluster_the_gate_says_so_and_runs_locally(tmp_path):
     assert json.loads((tmp_path / "counterexamples" / "manifest.json").read_text())["variants"]
 
 
+@pytest.mark.parametrize("command", ["gate", "swarm", "check"])
+def test_an_address_that_is_not_one_is_refused(command):
+    got = taskmodel(command, "--cluster", "head-without-port", *(["--engine", "bfs"] if command == "check" else []))
+    assert got.returncode == 3
+    assert got.stderr.strip().splitlines() == ["taskmodel: --cluster head-without-port: neither auto nor HOST:PORT"]
+
+
 def test_without_ray_or_redis_the_swarm_says_so_and_runs_locally(tmp_path):
     # Ray made unimportable in the command's process: it says so in one line and runs locally.
-    code = ("import sys; sys.modules['ray'] = None; from verifier.cli import main; "
-            f"sys.exit(main({['swarm', '--variant', 'detach-on-disconnect', '--budget', '3', '--cluster', 'auto', '--out', str(tmp_path), '--no-counterexamples']!r}))")
+    argv = ["swarm", "--variant", "detach-on-disconnect", "--budget", "3", "--cluster", "auto", "--out", str(tmp_path),
+            "--no-counterexamples"]
+    code = f"import sys; sys.modules['ray'] = None; from verifier.cli import main; sys.exit(main({argv!r}))"
     got = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**ENV, "TASKMODEL_REDIS": ""},
                          capture_output=True, text=True, timeout=120)
     assert got.returncode == 1, got.stderr

@@ -60,7 +60,8 @@ def build_parser() -> Parser:
     ck.add_argument("--no-symmetry", action="store_true",
                     help="bfs: do not merge states that differ only in the order independent requests were sent")
     ck.add_argument("--jobs", type=int, default=2, help="bfs: worker processes, one per scope (default 2)")
-    ck.add_argument("--cluster", default=None, metavar="auto|ADDRESS", help="bfs: search on a Ray cluster; " + CLUSTER_HELP)
+    ck.add_argument("--cluster", default=None, metavar="auto|ADDRESS",
+                    help="bfs: search on a Ray cluster; " + CLUSTER_HELP)
     ck.add_argument("--depth", type=int, default=None,
                     help="bfs: search only behaviours of at most this many steps (proved-bounded); "
                          "Z3: the BMC bound (default 8); 1 to 1000")
@@ -92,7 +93,8 @@ def build_parser() -> Parser:
     gt.add_argument("--write", action="store_true", help="rewrite the counterexamples from this run "
                                                          "(the manifest is left as it is)")
     gt.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    gt.add_argument("--cluster", default=None, metavar="auto|ADDRESS", help="run the variants as Ray tasks; " + CLUSTER_HELP)
+    gt.add_argument("--cluster", default=None, metavar="auto|ADDRESS",
+                    help="run the variants as Ray tasks; " + CLUSTER_HELP)
     gt.add_argument("--variants", nargs="+", default=None, metavar="DIR|FILE",
                     help="gate these amendments instead of the built-ins (manifest default: "
                          "counterexamples/manifest.json in the first folder given)")
@@ -100,7 +102,9 @@ def build_parser() -> Parser:
     sw = _parser(sub, "swarm", "swarm verification: many differently seeded, weighted and ordered searches, "
                                "counterexamples shrunk once and stored in a shared example database")
     sw.add_argument("--variant", default=None, help="a built-in variant name, or path/to/amendment.py[:Class]")
-    sw.add_argument("--budget", type=float, default=60.0, help="wall-clock seconds for the whole swarm (default 60)")
+    sw.add_argument("--budget", type=float, default=60.0,
+                    help="wall-clock seconds for the searches and their shrinking, a cluster's start not counted "
+                         "(default 60)")
     sw.add_argument("--seed", type=int, default=0, help="the swarm's seed: each search's seed derives from it")
     sw.add_argument("--cluster", default=None, metavar="auto|ADDRESS", help=CLUSTER_HELP)
     sw.add_argument("--jobs", type=int, default=2, help="local worker processes without --cluster (default 2)")

@@ -19,6 +19,8 @@ import os
 import socket
 import sys
 
+from ..exitcodes import UsageError
+
 MAX_RETRIES = 5          # reruns of a task whose worker died; a task that kills its worker every time fails
 CONNECT_TIMEOUT = 3.0    # seconds to reach a cluster's address before running locally instead
 # Workers start with the driver's hash seed: the gate's verdicts and traces must not depend on the
@@ -35,7 +37,7 @@ def _reachable(address: str) -> None:
     hostport = address.split("://", 1)[-1]
     host, _, port = hostport.rpartition(":")
     if not host or not port.isdigit():
-        raise ClusterUnavailable(f"{address!r} is not HOST:PORT")
+        raise UsageError(f"taskmodel: --cluster {address}: neither auto nor HOST:PORT")
     try:
         socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
     except OSError as e:

@@ -255,15 +255,16 @@ def run_swarm(args) -> int:
     from ..files import write_atomic
     from . import open_pool, store
     if not math.isfinite(args.budget) or not 0 < args.budget <= 86_400:
-        raise UsageError(f"taskmodel: --budget must be a number of seconds above 0 and at most 86400, not {args.budget:g}")
+        raise UsageError(f"taskmodel: --budget must be a number of seconds above 0 and at most 86400, "
+                         f"not {args.budget:g}")
     if not 1 <= args.jobs <= 256:
         raise UsageError(f"taskmodel: --jobs must be a whole number from 1 to 256, not {args.jobs}")
     variant = commands._variant(args.variant)
     name = getattr(variant, "name", "baseline")
     spec = _spec(args.variant)
     catalogue = list(load_catalogue().values())
-    db, where = store.open_database(args.redis, Path(args.out) / "swarm-db")
     with open_pool(args.cluster, None if args.cluster else args.jobs) as pool:
+        db, where = store.open_database(args.redis, Path(args.out) / "swarm-db")
         started = time.monotonic()        # the budget is the searches', not the cluster's start
         workers = getattr(pool, "workers", args.jobs)
         stored = _stored(db, variant, name, catalogue)
@@ -285,7 +286,8 @@ def run_swarm(args) -> int:
     code = commands.exit_code([result])
     payload = {"schema_version": commands.SCHEMA_VERSION, "tool": {"name": "taskmodel",
                "version": commands.tool_version()}, "command": "swarm", "variant": name,
-               "results": [commands.result_json(result, paths)], "expectations": commands.expectations(variant, [result]),
+               "results": [commands.result_json(result, paths)],
+               "expectations": commands.expectations(variant, [result]),
                "exit_code": code}
     text = json.dumps(payload, indent=1) + "\n"
     out = Path(args.out) / f"swarm-{name}.json"
