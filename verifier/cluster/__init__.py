@@ -32,12 +32,16 @@ class ClusterUnavailable(Exception):
     """Ray is not installed, or no cluster answers at the address: run locally (said in one line)."""
 
 
-def _reachable(address: str) -> None:
-    """Refuse an address nothing listens on, at once (Ray itself retries for a minute)."""
-    hostport = address.split("://", 1)[-1]
-    host, _, port = hostport.rpartition(":")
+def _host_port(address: str) -> tuple[str, str]:
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
     if not host or not port.isdigit():
         raise UsageError(f"taskmodel: --cluster {address}: neither auto nor HOST:PORT")
+    return host, port
+
+
+def _reachable(address: str) -> None:
+    """Refuse an address nothing listens on, at once (Ray itself retries for a minute)."""
+    host, port = _host_port(address)
     try:
         socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
     except OSError as e:
@@ -45,12 +49,13 @@ def _reachable(address: str) -> None:
 
 
 def _loopback(address: str) -> bool:
-    host = address.split("://", 1)[-1].rpartition(":")[0]
-    return host in ("127.0.0.1", "localhost", "::1")
+    return _host_port(address)[0] in ("127.0.0.1", "localhost", "::1")
 
 
 def connect(address_or_auto: str, workers: int | None = None):
     """Start (`auto`) or join (an address) a Ray cluster from this process; returns the `ray` module."""
+    if address_or_auto != "auto":
+        _host_port(address_or_auto)          # bad input whether or not Ray is installed
     try:
         import ray
     except ImportError:

@@ -76,7 +76,7 @@ def plan(spec: str, composed: bool, seed: int, workers: int, budget: float) -> l
     names = list(load_all())
     rounds = max(1, min(ROUNDS, int(budget * SEARCH_SHARE // ROUND_SECONDS)))
     count = max(2, rounds * workers)
-    seconds = max(1.0, budget * SEARCH_SHARE / rounds)
+    seconds = max(1.0, budget * SEARCH_SHARE / -(-count // workers))     # the searches one worker runs in turn
     scopes = SCOPES_HOST + ((SCOPE_COMPOSED,) if composed else ())
     first = rng.randrange(len(scopes))
     jobs = []
