@@ -60,10 +60,11 @@ def _explore_one(spec: str, settings: dict) -> dict:
     return got
 
 
-def _search_one(v, settings: dict) -> dict:
+def _search_one(v, settings: dict, only: str | None = None) -> dict:
     """The exhaustive search at the default scopes, as the manifest records it (as tlaplus/Examples'
     manifest does: verdicts, distinct states, depth): the host's properties at host-small for every
-    variant, the harness's at composed-small for the baseline and the client variants."""
+    variant, the harness's at composed-small for the baseline and the client variants (`only`: at
+    the scope of that name alone)."""
     from properties.base import load_catalogue
 
     from .engines import bfs, scopes
@@ -73,6 +74,8 @@ def _search_one(v, settings: dict) -> dict:
         plan.append((scopes.parse(None, composed=True), harness))
     out = {}
     for scope, props in plan:
+        if only is not None and scope.name != only:
+            continue
         s, verdicts, _ = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
         out[scope.name] = {"distinct": s.distinct, "generated": s.generated, "depth": s.depth,
                            "complete": s.complete,

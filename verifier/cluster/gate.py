@@ -1,8 +1,8 @@
 """The gate's variants on a pool of workers (`taskmodel gate --cluster ...`).
 
-Each variant is two independent tasks: its seeded exploration (`gate._explore_one` without the
-exhaustive search) and, when the manifest records it, its exhaustive search at the default scopes
-(`gate._search_one`). Both are deterministic, so the variant's record merged from them is the one a
+Each variant is independent tasks: its seeded exploration (`gate._explore_one` without the
+exhaustive search) and, when the manifest records it, its exhaustive search at each default scope
+(`gate._search_one`). All are deterministic, so the variant's record merged from them is the one a
 local gate process computes, and the manifest written is byte for byte the local gate's. The
 exploration's chunks stay in one task: a chunk checks only the properties earlier chunks have not
 refuted, so the chunks of one seed are not independent.
@@ -21,25 +21,37 @@ def _spec(spec: str) -> str:
 
 
 def _part(item):
-    """One task: ("explore", spec, settings) or ("search", spec, settings)."""
+    """One task: ("explore", spec, settings, None), or ("search", spec, settings, scope name)."""
     import time
 
     from .. import gate
-    kind, spec, settings = item
+    kind, spec, settings, scope = item
     if kind == "explore":
         return gate._explore_one(spec, {**settings, "bfs": False})
     t = time.monotonic()
-    return {"bfs": gate._search_one(gate._variant(spec), settings), "elapsed": round(time.monotonic() - t, 2)}
+    return {"bfs": gate._search_one(gate._variant(spec), settings, only=scope),
+            "elapsed": round(time.monotonic() - t, 2)}
 
 
 def explore_all(pool, order: list[str], specs: dict, settings: dict) -> dict:
-    """{variant name as given: the record `gate._explore_one` returns}, computed on `pool`."""
-    items = [("explore", _spec(specs[n]), settings[n]) for n in order]
-    items += [("search", _spec(specs[n]), settings[n]) for n in order if settings[n].get("bfs")]
-    results = pool.map(_part, items)
-    done = dict(zip(order, results[:len(order)]))
+    """{variant name as given: the record `gate._explore_one` returns}, computed on `pool`. The
+    composed scope's searches (the largest) go first, then the explorations longest first, then
+    the host scope's searches."""
+    from .. import gate
+    from ..engines import scopes
     searched = [n for n in order if settings[n].get("bfs")]
-    for n, got in zip(searched, results[len(order):]):
-        done[n]["bfs"] = got["bfs"]
-        done[n]["elapsed"] = round(done[n]["elapsed"] + got["elapsed"], 2)
+    composed = [n for n in searched if n == "baseline" or getattr(gate._variant(specs[n]), "harness_rules", None)]
+    items = [("search", _spec(specs[n]), settings[n], scopes.DEFAULT_COMPOSED) for n in composed]
+    items += [("explore", _spec(specs[n]), settings[n], None) for n in order]
+    items += [("search", _spec(specs[n]), settings[n], scopes.DEFAULT_HOST) for n in searched]
+    names = composed + order + searched
+    results = pool.map(_part, items)
+    done = {n: got for (kind, *_), n, got in zip(items, names, results) if kind == "explore"}
+    for (kind, *_), n, got in zip(items, names, results):
+        if kind == "search":
+            done[n].setdefault("bfs", {}).update(got["bfs"])
+            done[n]["elapsed"] = round(done[n]["elapsed"] + got["elapsed"], 2)
+    for n in searched:          # the scopes in the order a local gate process searches them
+        done[n]["bfs"] = {k: done[n]["bfs"][k] for k in (scopes.DEFAULT_HOST, scopes.DEFAULT_COMPOSED)
+                          if k in done[n]["bfs"]}
     return done
