@@ -74,7 +74,7 @@ REQUEST_FORMS = {
     "task reference": ("own run", "own run, %2F form", "tenant segment swapped", "another tenant's run",
                        "same tenant, another Subject's run", "fabricated", "malformed"),
     "routing header": ("matching", "mismatched"),
-    "tasks/update key": ("issued", "never issued"),
+    "tasks/update key": ("issued", "issued, projected form", "never issued"),
     "answer action": ("accept", "decline", "cancel", "none"),
     "answer content": ("accept with content", "decline or cancel without"),
     "mrtr requestState": ("issued to the caller", "spent by an earlier retry", "another principal's"),
@@ -99,8 +99,9 @@ def request_forms(world, q) -> list[tuple[str, str]]:
     if q.method == "tasks/update":
         raw = identity.unproject(q.task_ref or "")
         run = world.runs.get(raw) if raw else None
-        out += [("tasks/update key", "issued" if run is not None and k in run.interrupts else "never issued")
-                for k in answers or {}]
+        issued = run.interrupts if run is not None else ()
+        out += [("tasks/update key", "issued" if k in issued else "issued, projected form"
+                 if identity.unproject(k) in issued else "never issued") for k in answers or {}]
     if answers is not None:
         out += [("answer action", a.get("action", "none")) for a in answers.values()] or [("answer action", "none")]
         out += [("answer content", "accept with content" if a.get("action") == "accept"
@@ -279,7 +280,8 @@ def _update_extra(world, server, ref):
     raw = world.rules.decode_task_ref(world, ref)
     run = world.runs.get(raw) if raw else None
     keys = list(run.interrupts) if run else []
-    keys = keys + ["acme/i-neverissuedneverissued"]
+    # Each key also in its projected form: under P-KEYFORM "raw" that names no interrupt.
+    keys = keys + [identity.project(k) for k in keys] + ["acme/i-neverissuedneverissued"]
     return [dict(key=k, response=r) for k in keys for r in RESPONSES]
 
 

@@ -403,6 +403,9 @@ STORIES = {
         ("run_interrupt", lambda w: dict(run=_first_run(w), kind="approval", form=True)),
         _update("C1", "accept"),                                   # alice: not an eligible approver
         _update("C2", "accept", key="acme/i-neverissuedneverissued"),   # a key never issued
+        ("tasks_update", lambda w: dict(client="C2", server="S1", ref=_ref(w), transport="http", declare=True,
+                                        header_ok=True, key=identity.project(next(iter(w.interrupts))),
+                                        response="accept")),        # i1's projected form: under P-KEYFORM raw, no key
         _update("C2", "accept"),                                   # bob resolves i1
         _update("C2", "decline"),                                  # answered again: resolves nothing
         ("rest_resolve", lambda w: dict(subject="bob", interrupt=next(iter(w.interrupts)), response="decline")),

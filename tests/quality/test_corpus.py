@@ -20,6 +20,7 @@ CORPUS = [
     ("spent_request_state.py", "host-small,retry_reserve=2", "OWN-1"),     # two retries: one spends the state
     ("refuses_valid_retry.py", "host-small", "OWN-1"),
     ("ignores_cancellation.py", "host-small", "OWN-2"),
+    ("projected_key.py", "host-small", "UPD-2"),
 ]
 
 
