@@ -70,16 +70,28 @@ def cluster_processes(tag: str) -> dict[int, str]:
         found |= more
 
 
-def _stop(tag: str) -> None:
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _stop(tag: str) -> set[int]:
+    """Stop the cluster's processes; the ids of those still alive after. Its workers are taken with
+    their raylet's before any is signalled: once the raylet is gone they no longer descend from it."""
+    pids = set(cluster_processes(tag))
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in cluster_processes(tag):
+        pids |= set(cluster_processes(tag))
+        for pid in pids:
             try:
                 os.kill(pid, sig)
             except ProcessLookupError:
                 pass
         deadline = time.monotonic() + 5
-        while cluster_processes(tag) and time.monotonic() < deadline:
+        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
             time.sleep(0.2)
+    return {p for p in pids if _alive(p)} | set(cluster_processes(tag))
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +110,7 @@ def cluster():
             assert got.returncode == 0, got.stderr[-2000:]
         yield f"127.0.0.1:{port}", tag
     finally:
-        _stop(tag)
-        left = cluster_processes(tag)
+        left = _stop(tag)
         shutil.rmtree(tag, ignore_errors=True)
         assert not left, f"the cluster left processes running: {left}"
 
