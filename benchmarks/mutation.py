@@ -260,8 +260,8 @@ def main(argv=None) -> int:
     todo = [(f, i, line, what) for f in opts.files for i, (line, what) in enumerate(mutants(f))]
     if opts.rerun:
         try:
-            earlier = [(r["file"], r["line"], r["mutation"]) for r in json.loads(Path(opts.rerun).read_text())
-                       if r["outcome"] == "survived"]
+            earlier = [(r["file"], r["line"], r["mutation"], r.get("source")) for r in
+                       json.loads(Path(opts.rerun).read_text()) if r["outcome"] == "survived"]
         except (OSError, ValueError, KeyError, TypeError) as e:
             print(f"mutation: --rerun {opts.rerun}: not an earlier run's JSON ({e})", file=sys.stderr)
             return 3
@@ -281,7 +281,8 @@ def main(argv=None) -> int:
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
         for (f, i, line, what), got in zip(todo, pool.map(lambda t: run_child(opts, *t), todo)):
             outcome, why = classify(base, got)
-            results.append({"file": f, "line": line, "mutation": what, "outcome": outcome, "why": why})
+            results.append({"file": f, "line": line, "mutation": what, "outcome": outcome, "why": why,
+                            "source": _line(f, line)})
             print(f"{outcome:8s} {f}:{line}: {what}  {why}", file=sys.stderr, flush=True)
     report(results, time.monotonic() - started)
     if opts.json:
@@ -289,10 +290,16 @@ def main(argv=None) -> int:
     return 0
 
 
-def _nearest(todo, file, line, what):
-    """The mutant an earlier run's survivor now is: the same edit in the same file, on its line or,
-    when the file was edited since, the nearest line (within 40)."""
+def _line(file: str, line: int) -> str:
+    return (ROOT / file).read_text().splitlines()[line - 1].strip()
+
+
+def _nearest(todo, file, line, what, source=None):
+    """The mutant an earlier run's survivor now is: the same edit in the same file on the same
+    source line, the nearest one when the file was edited since (within 40 lines)."""
     same = [t for t in todo if t[0] == file and t[3] == what and abs(t[2] - line) <= 40]
+    if source is not None:
+        same = [t for t in same if _line(file, t[2]) == source]
     return min(same, key=lambda t: abs(t[2] - line)) if same else None
 
 
