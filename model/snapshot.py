@@ -216,10 +216,12 @@ def _text(obj) -> str:
     return got[1]
 
 
-def forget_texts() -> None:
-    """Drop the kept texts (an engine calls this when a search ends)."""
+def forget_texts(pieces: bool = True) -> None:
+    """Drop the kept texts (an engine calls this when a search ends). The renamed pieces are kept
+    by their text, not by an object: `pieces=False` keeps them for more of the same search."""
     _TEXTS.clear()
-    _PIECES.clear()
+    if pieces:
+        _PIECES.clear()
 
 
 _RUN_SKIP = _HISTORY_FIELDS | {"log"}

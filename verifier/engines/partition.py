@@ -95,6 +95,7 @@ def _context(spec, scope, names, shadow):
         catalogue = load_catalogue()
         props = [catalogue[n] for n in names]
         _CONTEXT.clear()
+        forget_texts()
         got = _CONTEXT[key] = (bfs.make_world_for(variant, scope)(), props, recorder)
     return got
 
@@ -195,7 +196,7 @@ def expand_shard(task: dict) -> list:
             out.append(item)
             if item.fault is not None:
                 break
-    forget_texts()
+    forget_texts(pieces=False)      # the texts belong to this task's states; the pieces to the search
     return out
 
 
