@@ -20,8 +20,10 @@ repeated once per distinct position of a first violation in it.
 Liveness is judged on the whole graph as before: each state's progress moves and pending
 obligations come back from its worker with its out-edges, and the coordinator builds the graph
 (`verifier.engines.fair`). A variant given as an amendment file travels as its path and is loaded
-in the worker. The pool only needs `map(fn, items) -> list` in order: `LocalPool` is a process
-pool of this machine; `verifier.cluster` provides one over Ray.
+in the worker (the same path must exist there). The pool only needs `map(fn, items) -> list` in
+order: `LocalPool` is a process pool of this machine; `verifier.cluster` provides one over Ray.
+Fingerprints do not depend on the process (no string hashing: sets are sorted where a state holds
+them), so workers started fresh, with other hash seeds, agree with the coordinator.
 """
 from __future__ import annotations
 
