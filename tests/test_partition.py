@@ -94,3 +94,24 @@ def test_identical_fault(pool, tmp_path):
     r = _same(load_file(str(f)), SMALL, pool)
     assert [x.error for x in r.faults] == ["KeyError: 'boom'"]
     assert not r.states["complete"]
+
+
+def test_fingerprints_do_not_depend_on_the_hash_seed():
+    """Workers started fresh (a Ray cluster's) hash strings with other seeds: the states they
+    fingerprint must still be the coordinator's."""
+    import os
+    import subprocess
+    import sys
+    code = ("from verifier.engines import bfs, scopes\n"
+            "sc = scopes.parse('host-small,retry_reserve=0,max_interrupts=0')\n"
+            "s = bfs.search(bfs.make_world_for(None, sc), [], sc, max_depth=6)\n"
+            "print(s.distinct, s.generated)\n"
+            "from model.snapshot import fingerprint\n"
+            "w = bfs.make_world_for(None, sc)()\n"
+            "for name, args in s.path(s.distinct - 1):\n"
+            "    w.apply(name, args)\n"
+            "print(fingerprint(w).hex())\n")
+    root = Path(__file__).resolve().parent.parent
+    outs = {subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(outs) == 1, outs
