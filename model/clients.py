@@ -76,7 +76,8 @@ REQUEST_FORMS = {
     "routing header": ("matching", "mismatched"),
     "tasks/update key": ("issued", "issued, projected form", "never issued"),
     "answer action": ("accept", "decline", "cancel", "none"),
-    "answer content": ("accept with content", "decline or cancel without"),
+    "answer content": ("tasks/update: accept with content", "tasks/update: decline or cancel without",
+                       "MRTR retry: accept with content", "MRTR retry: decline or cancel without"),
     "mrtr requestState": ("issued to the caller", "spent by an earlier retry", "another principal's"),
     # Not requests but the client's other signals: what a stdio cancellation or EOF meets.
     "stdio notifications/cancelled": ("of an open request", "crossing its response"),
@@ -104,8 +105,9 @@ def request_forms(world, q) -> list[tuple[str, str]]:
                  if identity.unproject(k) in issued else "never issued") for k in answers or {}]
     if answers is not None:
         out += [("answer action", a.get("action", "none")) for a in answers.values()] or [("answer action", "none")]
-        out += [("answer content", "accept with content" if a.get("action") == "accept"
-                 else "decline or cancel without") for a in answers.values()
+        how = "tasks/update" if q.method == "tasks/update" else "MRTR retry"
+        out += [("answer content", f"{how}: accept with content" if a.get("action") == "accept"
+                 else f"{how}: decline or cancel without") for a in answers.values()
                 if ("content" in a) == (a.get("action") == "accept")]
     if q.method == "tools/call" and params.get("requestState") is not None:
         token = params["requestState"]
