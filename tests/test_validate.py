@@ -156,15 +156,16 @@ def test_a_request_no_model_client_sends_is_named_as_such():
 
 def _session(script):
     """A short scripted session (Subject, method) on S1 with run events: a declaring tools/call of
-    flow answered with its CreateTaskResult, then requests naming that task."""
+    flow answered with its CreateTaskResult, then requests naming that task ("close": the call's
+    connection closes after its response)."""
     world = make_world(None)
     from verifier.validate.render import Recorder
     rec = Recorder(True)
     clients = {world.params.client_subject(c).name: c for c in world.params.clients}
-    ref = None
+    ref = qid = None
     for subject, method in script:
         c = clients[subject]
-        if method == "close":       # the client has the whole response, then closes the connection
+        if method == "close":       # the call's client has the whole response, then closes the connection
             rec.record(world, world.apply("deliver", dict(request=qid), check=False))
             rec.record(world, world.apply("disconnect", dict(request=qid), check=False))
         elif method == "tools/call":

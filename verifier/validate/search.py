@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 
 from model.actions import load_all
+from model.lifecycle import TERMINAL
 from model.snapshot import clone, fingerprint, state_tuple
 
 from .ids import Bindings
@@ -290,11 +291,12 @@ KIND_WORDS = (("approval", "waiting-approval"), ("clarification", "waiting-input
 
 
 def _future(c: Cand) -> tuple:
-    """What decides a candidate's future: its model state with every closed interrupt's kind and
-    approvers masked (the model reads them only while the interrupt is open), what it still owes
-    the log, and its bindings."""
+    """What decides a candidate's future: its model state with the kind and approvers masked of
+    every interrupt closed or left on a finished run (the model reads them only while the run
+    waits on it), what it still owes the log, and its bindings."""
     w = c.world
-    closed = [i for i in w.interrupts.values() if not i.open]
+    closed = [i for i in w.interrupts.values() if not i.open or i.kind != "external-event"
+              and w.runs[i.run].status in TERMINAL]
     if closed:
         w = clone(w)
         masked = {i.id for i in closed}
