@@ -67,7 +67,8 @@ class LogMatcher(Matcher):
         token = auth[len("Bearer "):] if auth.startswith("Bearer ") else auth
         subject = (self.mapping.get("tokens") or {}).get(token)
         why = ("a request without a bearer token" if not token else
-               "a request whose bearer token the mapping does not name")
+               "a request whose bearer token the mapping does not name" + (
+                   "" if self.mapping.get("tokens") else " (no mapping file given: --map)"))
         if d["transport"] == "stdio" and not token:
             # stdio carries the credential the session was started with, or the mapping names one
             subject = self.mapping.get("stdio")
