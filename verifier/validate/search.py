@@ -143,12 +143,13 @@ class Matcher:
                     violation = (self.index, p, msg)
         return Cand(w, cand.ids, out, runq, violation, reached, origin)
 
-    def _internal_moves(self, world, focus=None, kind=None):
+    def _internal_moves(self, world, focus=None, kind=None, appending=False):
         """The enabled internal moves; with `focus` (runs, requests), only those on them (and the
         clock): moves on other runs wait until an observation of their own needs them. With `kind`
-        (a run event observed), the run's own steps that append another kind are left out."""
+        (a run event observed), the run's own steps that append another kind are left out; with
+        `appending`, every move but those steps."""
         for name in self.internal:
-            if kind is not None and name in APPENDS and APPENDS[name] != kind[0]:
+            if kind is not None and name in APPENDS and APPENDS[name] != kind[0] or appending and name not in APPENDS:
                 continue
             for args in self.table[name].moves(world):
                 if focus is not None and not _on(world, args, focus):
@@ -176,9 +177,11 @@ class Matcher:
             self.cands = self._capped(direct)
             return
         passes = [(focus, self.max_depth), (None, 2)] if focus is not None else [(None, self.max_depth)]
+        if kind is not None:        # a run event: one of the run's own steps first (the usual answer)
+            passes.insert(0, (focus, 1, True))
         deep = False
-        for f, depth in passes:
-            found, deep = self._bfs(goal, waiting, expected, allow_events, f, depth, words, kind)
+        for f, depth, *only in passes:
+            found, deep = self._bfs(goal, waiting, expected, allow_events, f, depth, words, kind, bool(only))
             if found:
                 self.cands = self._capped(found)
                 return
@@ -186,7 +189,7 @@ class Matcher:
         raise Stop("diverges", f"the model cannot produce {words}" + (" (search depth reached)" if deep else ""),
                    allowed)
 
-    def _bfs(self, goal, roots, expected, allow_events, focus, max_depth, words, kind=None):
+    def _bfs(self, goal, roots, expected, allow_events, focus, max_depth, words, kind=None, appending=False):
         """(the candidates of the first level that explains the observation, whether the depth bound
         was what stopped the search)."""
         frontier, seen, states = roots, set(), 0
@@ -194,7 +197,7 @@ class Matcher:
             found, nxt = [], []
             for c in frontier:
                 runs_reqs = focus(c.world) if focus is not None else None
-                for name, args in self._internal_moves(c.world, runs_reqs, kind):
+                for name, args in self._internal_moves(c.world, runs_reqs, kind, appending):
                     if time.monotonic() > self.deadline:
                         raise Stop("undetermined", f"budget ran out searching for {words}")
                     child = self._step(c, name, args)
