@@ -86,16 +86,17 @@ def test_a_harness_override_without_a_flag_is_not_encoded():
 
 def test_harness_guards_allow_exactly_the_models_moves(enc):
     import random
+    from verifier.z3.concrete import encoded_moves
     from verifier.z3.crosscheck import WEIGHTS
     for seed in range(10):
         rng = random.Random(seed)
         world = enc.world()
         for _ in range(rng.randrange(0, 18)):
-            enabled = [a for a in enc.actions if world.moves(a)]
+            enabled = [a for a in enc.actions if encoded_moves(world, a)]
             if not enabled:
                 break
             a = rng.choices(enabled, [WEIGHTS.get(x, 1.0) for x in enabled])[0]
-            moves = world.moves(a)
+            moves = encoded_moves(world, a)
             world.apply(a, moves[rng.randrange(len(moves))])
         assert guards_exact(enc, world) == [], seed
 

@@ -16,6 +16,33 @@ from . import encoding as E
 from .encoding import Args, Encoding
 
 
+# Request forms the executable model's clients send that the encoding has no argument for: the Z3
+# engine's verdicts are judged over the environment without them (stated in its bounds), and the
+# cross-checks walk the model within that environment (`encoded_moves`).
+NOT_ENCODED_FORMS = {
+    ("task reference", "tenant segment swapped"): "a task reference naming no run with another tenant's segment",
+    ("answer action", "none"): "an MRTR retry answering no key",
+    ("tasks/update key", "issued, projected form"): "a tasks/update key in projected form",
+}
+
+
+def encoded_moves(world, action: str) -> list[dict]:
+    """The model's moves of `action` whose requests take only encoded forms (each tried on a clone)."""
+    from model.snapshot import clone
+    out = []
+    for args in world.moves(action):
+        if _sends(action) and set(clone(world).apply(action, args, check=False).forms) & NOT_ENCODED_FORMS.keys():
+            continue
+        out.append(args)
+    return out
+
+
+def _sends(action: str) -> bool:
+    """Only clients and the harness send requests, so only their moves take request forms."""
+    from model.actions import load_all
+    return load_all()[action].actor in ("client", "harness")
+
+
 class AbstractionError(Exception):
     """A concrete state the encoding cannot represent (more slots than the instance has, ...)."""
 

@@ -1,6 +1,6 @@
 """Cross-checks between the encoding and the executable model.
 
-1. Traces accepted: seeded random walks of the executable model (over `world.moves`) are steps of
+1. Traces accepted: seeded random walks of the executable model (over its encoded moves) are steps of
    the encoding. Each step is checked by running the encoding's own definition on the abstracted
    state (`concrete_step_ok`, which names the diverging fields), and whole traces are also asserted
    the Z3 term of the symbolic relation itself: `RelationEvaluator` has Z3 evaluate that term on each
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import z3
 
 
-from .concrete import ARG_NAMES, abstract, decode_args, diff, encode_args
+from .concrete import ARG_NAMES, abstract, decode_args, diff, encode_args, encoded_moves
 from .encoding import ACTION_ARG_FIELDS, Args, Encoding, executable_actions, sym_case, sym_int
 
 # Weights of the walk: requests and the host's answers more often than the rest, so that MRTR
@@ -59,12 +59,12 @@ def random_walk(enc: Encoding, seed: int, length: int = 30, weighted: bool = Tru
     out = WalkResult(seed)
     pre = abstract(world, enc)
     for n in range(length):
-        enabled = [a for a in names if world.moves(a)]
+        enabled = [a for a in names if encoded_moves(world, a)]
         if not enabled:
             break
         weights = [WEIGHTS.get(a, 1.0) if weighted else 1.0 for a in enabled]
         a = rng.choices(enabled, weights)[0]
-        moves = world.moves(a)
+        moves = encoded_moves(world, a)
         args = moves[rng.randrange(len(moves))]
         A = encode_args(world, a, args)
         world.apply(a, args)
@@ -213,7 +213,7 @@ def guards_exact(enc: Encoding, world) -> list[str]:
     state = abstract(world, enc)
     problems = []
     for a in enc.actions:
-        want = list(world.moves(a))
+        want = encoded_moves(world, a)
         got = guard_moves(enc, world, state, a)
         extra = [m for m in got if m not in want]
         missing = [m for m in want if m not in got]
@@ -235,11 +235,11 @@ def formulas_agree(enc: Encoding, seed: int, length: int = 25, props=None) -> st
     names = list(enc.actions)
     failed: dict[str, int] = {}
     for n in range(length):
-        enabled = [a for a in names if world.moves(a)]
+        enabled = [a for a in names if encoded_moves(world, a)]
         if not enabled:
             return None
         a = rng.choices(enabled, [WEIGHTS.get(x, 1.0) for x in enabled])[0]
-        moves = world.moves(a)
+        moves = encoded_moves(world, a)
         args = moves[rng.randrange(len(moves))]
         pre = abstract(world, enc)
         A = encode_args(world, a, args)

@@ -317,6 +317,7 @@ ON_REQUEST_CANCELLED = ("cancel-run", "nothing", "ignore-http", "cancel-callers-
 CONTENT_ONLY_RULES = frozenset({
     "mint_interrupt_id", "missing_capability", "server_cancelled_on",
     "removed_method_result",
+    "http_status",     # the encoding abstracts no HTTP status (WIRE-5 is not encoded)
 })
 # Rules the encoding reads through a flag (by the same name) or through `lifecycle_extra` data.
 FLAGGED_RULES = frozenset(BASELINE_FLAGS) | {"lifecycle_fire", "lifecycle_can"}
