@@ -25,6 +25,7 @@ def harness_bounds(P) -> str:
 
 def z3_check(variant, depth: int, timeout: float) -> CheckResult:
     from . import z3 as engine
+    from .z3.concrete import NOT_ENCODED_FORMS
     from .replay import run_trace
     from .explore import world_factory
     from properties.base import load_catalogue
@@ -45,6 +46,7 @@ def z3_check(variant, depth: int, timeout: float) -> CheckResult:
             verdict=v.verdict, message=f"{detail}; {v.message}".strip("; ") or None, trace=trace))
     return CheckResult(variant=getattr(variant, "name", "baseline") if variant else "baseline", engine="z3",
                        seed=0, budget_s=timeout, elapsed_s=time.monotonic() - started,
-                       bounds={"depth": depth, **engine.Z3_PARAMS.sizes(), "harness ids": harness_bounds(engine.HARNESS_PARAMS)},
+                       bounds={"depth": depth, **engine.Z3_PARAMS.sizes(), "harness ids": harness_bounds(engine.HARNESS_PARAMS),
+                               "request forms not encoded": "; ".join(NOT_ENCODED_FORMS.values())},
                        examples=0, steps=0,
                        action_counts={}, verdicts=out)
