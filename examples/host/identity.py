@@ -2,6 +2,8 @@
 
 The instance mirrors the model's (model/params.py): tenants acme and beta, and four Subjects,
 each told apart by its bearer token. `mapping.json` ties these tokens to the model's Subjects.
+The id grammar is written again here from identity.md, not imported from model/identity.py: the
+host is what the model checks, so it must not share the model's code.
 """
 from __future__ import annotations
 
