@@ -7,18 +7,10 @@ from verifier.reproduce import reproduce
 VARIANT = 'completes-after-disconnect'
 PROPERTY = 'every-call-answered-or-cancelled'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S2', 'transport': 'http', 'declare': False, 'tool': 'flow'}),
+    ('call_tool', {'client': 'C1', 'server': 'S2', 'transport': 'stdio', 'declare': False, 'tool': 'flow'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_spawn', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('call_tool', {'client': 'C1', 'server': 'S2', 'transport': 'http', 'declare': False, 'tool': 'flow'}),
-    ('run_start', {'run': 'acme/GiJSj0FXo5Kct-PhyDVm3I'}),
-    ('disconnect', {'request': 'r1'}),
-    ('run_start', {'run': 'acme/XHoyDVm3Iar8NfwB'}),
+    ('stdio_close', {'client': 'C1', 'server': 'S2'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_complete', {'run': 'acme/XHoyDVm3Iar8NfwB'}),
-    ('run_complete', {'run': 'acme/GiJSj0FXo5Kct-PhyDVm3I'}),
-    ('answer', {'request': 'r2'}),
-    ('deliver', {'request': 'r2'}),
 ]
 
 

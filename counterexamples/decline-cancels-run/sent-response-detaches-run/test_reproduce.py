@@ -7,10 +7,12 @@ from verifier.reproduce import reproduce
 VARIANT = 'decline-cancels-run'
 PROPERTY = 'sent-response-detaches-run'
 STEPS = [
-    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_Qi', 'kind': 'approval', 'form': True}),
-    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'key': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'decline', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C2'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_spawn', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_start', {'run': 'acme/XHoyDVm3Iar8NfwB'}),
+    ('run_interrupt', {'run': 'acme/XHoyDVm3Iar8NfwB', 'kind': 'approval', 'form': True}),
+    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-GiJSj0FXo5Kct-PhyDVm3I', 'response': 'decline'}),
 ]
 
 

@@ -8,7 +8,7 @@ VARIANT = 'id-as-credential'
 PROPERTY = 'task-id-not-a-credential'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'stdio'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme%2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C4'}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C4'}),
 ]
 
 

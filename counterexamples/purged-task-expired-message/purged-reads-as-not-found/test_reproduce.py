@@ -7,13 +7,13 @@ from verifier.reproduce import reproduce
 VARIANT = 'purged-task-expired-message'
 PROPERTY = 'purged-reads-as-not-found'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('clock_tick', {}),
     ('clock_tick', {}),
     ('purge', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme%2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C3'}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C3'}),
 ]
 
 

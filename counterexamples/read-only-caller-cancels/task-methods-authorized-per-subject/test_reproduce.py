@@ -8,9 +8,7 @@ VARIANT = 'read-only-caller-cancels'
 PROPERTY = 'task-methods-authorized-per-subject'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_spawn', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('tasks_cancel', {'server': 'S1', 'ref': 'acme%2FXHoyDVm3Iar8NfwB', 'transport': 'stdio', 'declare': True, 'header_ok': True, 'client': 'C2'}),
+    ('tasks_cancel', {'server': 'S1', 'ref': 'acme%2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C2'}),
 ]
 
 

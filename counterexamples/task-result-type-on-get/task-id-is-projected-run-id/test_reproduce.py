@@ -8,9 +8,7 @@ VARIANT = 'task-result-type-on-get'
 PROPERTY = 'task-id-is-projected-run-id'
 STEPS = [
     ('rest_create', {'subject': 'alice', 'server': 'S1'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
-    ('run_spawn', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme%2FXHoyDVm3Iar8NfwB', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
 ]
 
 

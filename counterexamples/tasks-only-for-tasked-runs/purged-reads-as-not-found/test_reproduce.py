@@ -7,10 +7,8 @@ from verifier.reproduce import reproduce
 VARIANT = 'tasks-only-for-tasked-runs'
 PROPERTY = 'purged-reads-as-not-found'
 STEPS = [
-    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
-    ('run_spawn', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme%2FXHoyDVm3Iar8NfwB', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': False, 'transport': 'stdio'}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme%2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C2'}),
 ]
 
 
