@@ -78,7 +78,19 @@ def find(name_or_id: str) -> Property:
     return found[0]
 
 
+# The catalogue's order, whatever order its modules were first imported in (a module that imports
+# one of them early must not change which of two properties broken by one step is reported first).
+AREAS = ("creation", "harness", "e2e", "identity", "ownership", "liveness", "notify_wire", "projection", "update",
+         "tasks_ops")
+
+
 def load_catalogue() -> dict[str, Property]:
     from . import (creation, e2e, harness, identity, liveness, notify_wire, ownership,  # noqa: F401
                    projection, tasks_ops, update)
+    rank = {a: i for i, a in enumerate(AREAS)}
+    order = sorted(CATALOGUE.values(), key=lambda p: rank.get(p.area, len(AREAS)))   # stable: definition order within
+    if list(CATALOGUE) != [p.name for p in order]:
+        ordered = {p.name: p for p in order}
+        CATALOGUE.clear()
+        CATALOGUE.update(ordered)
     return CATALOGUE

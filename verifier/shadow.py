@@ -33,7 +33,7 @@ PURE = frozenset({
     "get_task_result", "create_task_result", "elicitation_modes", "missing_elicitation", "missing_elicitation_error",
     "tasks_methods_served", "http_status", "blocking_cancel_result", "durable_on_create", "join_existing_run", "update_key", "update_response", "purge_time",
     "effects_while_cancelling", "owns_on_receipt", "releases_ownership", "cancellation_applies",
-    "server_cancelled_on", "listen_ack", "notification", "fork_log",
+    "server_cancelled_on", "listen_ack", "notification", "fork_log", "request_state_verifies",
     # the harness's
     "tasks_offered", "declares_tasks", "plan_call", "auth_binding", "idempotency_key",
     "persists_binding_before_waiting", "resumes_by_polling", "reissues_unanswered_call",

@@ -5,7 +5,8 @@ import importlib.util
 
 import pytest
 
-pytestmark = pytest.mark.live
+# One xdist worker takes the module (Makefile: --dist loadgroup): its tests share one host, in file order.
+pytestmark = [pytest.mark.live, pytest.mark.xdist_group("test_legs")]
 
 
 def _legs():
@@ -28,12 +29,20 @@ def test_probes_hold_on_the_wire(faithful):
         probe(Clients(faithful.base))
 
 
-def test_faithful_log_conforms(faithful, validate, check_schema):
-    """Runs after the legs and probes (file order): the whole recorded session is a model behaviour."""
-    check_schema(faithful.log)
-    events = faithful.events()
+def test_faithful_log_conforms(start_host, validate, check_schema):
+    """Every leg and probe on one host of its own (so it holds however the tests are spread over
+    workers): the whole recorded session is a model behaviour."""
+    from examples.host.clients.legs import LEGS, Clients
+    from examples.host.clients.probes import PROBES
+    host = start_host(name="all-legs")
+    for leg in LEGS.values():
+        leg(Clients(host.base))
+    for probe in PROBES.values():
+        probe(Clients(host.base))
+    check_schema(host.log)
+    events = host.events()
     assert sum(e["event"] == "message" for e in events) > 20, "the legs recorded nothing to validate"
-    out = validate(faithful.log, cli=True)
+    out = validate(host.log, cli=True)
     assert out["result"] == "conforms", validate.explain(out)
     assert out["matched"] == out["events"]
     verdicts = {p["id"]: p["verdict"] for p in out["properties"]}

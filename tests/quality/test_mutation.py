@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import mutation  # noqa: E402
+# Loaded by path: putting benchmarks/ on sys.path would let benchmarks/z3.py shadow the z3 package.
+_spec = importlib.util.spec_from_file_location("mutation", ROOT / "benchmarks" / "mutation.py")
+mutation = importlib.util.module_from_spec(_spec)
+sys.modules["mutation"] = mutation
+_spec.loader.exec_module(mutation)
 
 
 def test_the_same_source_gives_the_same_mutants_of_every_kind():

@@ -19,8 +19,9 @@ from model.snapshot import clone
 from .ids import in_form, raw_of
 from .observe import NotGenerated, decode
 
-PER_VARIANT = 1.0       # seconds one hypothesis may take
-DIAGNOSIS = 20.0        # seconds all of them may take
+PER_VARIANT = 5.0       # seconds one hypothesis may take (a loaded machine needs the margin: a cut-short
+                        # hypothesis would let a later, less apt variant name the requirement)
+DIAGNOSIS = 30.0        # seconds all of them may take
 
 
 def explain(res, events, mapping, cls, run_events, props, deadline: float) -> None:
@@ -47,6 +48,7 @@ def _by_variants(events, mapping, run_events, props, index, deadline, first):
 
     from . import match
     order = sorted(builtins().values(), key=lambda v: not (set(v.expect) & first))
+    fallback = None
     for v in order:
         want = {rid for rid, verdict in v.expect.items() if verdict == "refuted"}
         if not want or time.monotonic() > deadline:
@@ -62,8 +64,13 @@ def _by_variants(events, mapping, run_events, props, index, deadline, first):
         broken = [c.violation for c in m.cands]
         if all(b is not None and set(b[1].ids) & want for b in broken):
             _, prop, message = broken[0]
-            return prop, message, {"variant": v.name, "want": want}
-    return None
+            found = prop, message, {"variant": v.name, "want": want}
+            # Several variants may explain one log; the one that breaks what forcing the observation
+            # breaks is the apt one, whatever the order of their names.
+            if not first or set(prop.ids) & first:
+                return found
+            fallback = fallback or found
+    return fallback
 
 
 def _by_forcing(events, mapping, cls, run_events, props, index, deadline):
