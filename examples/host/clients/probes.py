@@ -9,9 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-import httpx
-
-from .legs import Clients, LegFailed, check, poll
+from .legs import Clients, check, poll, run_all
 
 TERMINAL = {"completed", "failed", "cancelled"}
 
@@ -76,18 +74,7 @@ def main(argv=None) -> int:
     if len(argv) != 1:
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 3
-    c, failed = Clients(argv[0]), 0
-    for name, probe in PROBES.items():
-        try:
-            probe(c)
-            print(f"pass  {name}")
-        except LegFailed as e:
-            failed += 1
-            print(f"FAIL  {name}: {e}")
-        except httpx.HTTPError as e:
-            print(f"error: {name}: the host at {argv[0]} did not answer: {e}", file=sys.stderr)
-            return 4
-    return 1 if failed else 0
+    return run_all(argv[0], PROBES)
 
 
 if __name__ == "__main__":
