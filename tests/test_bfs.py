@@ -289,3 +289,57 @@ def test_a_rule_that_exits_or_hangs_is_a_fault(body):
     assert r.faults, [v.verdict for v in r.verdicts][:3]
     assert ("SystemExit" in r.faults[0].error) or ("StepTimeout" in r.faults[0].error)
     assert not any(v.verdict == "proved" for v in r.verdicts)
+
+
+def test_request_forms_and_actions_are_counted_per_generated_transition():
+    """The forms of the requests sent and the actions taken, counted over every transition the
+    search generated: equal to a count made by taking every move of every state it found (its
+    path replayed) that is not at the depth bound."""
+    sc = scopes.parse(NANO)
+    make = bfs.make_world_for(None, sc)
+    s = bfs.search(make, [], sc, max_depth=3)
+    table, forms, actions, generated = _actions(), {}, {}, 0
+    for sid in range(len(s.moves)):
+        path = s.path(sid)
+        if len(path) >= 3:
+            continue
+        w = make()
+        for name, args in path:
+            w.apply(name, args, check=False)
+        for name, action in table.items():
+            for args in action.moves(w):
+                step = clone(w).apply(name, args, check=False)
+                generated += 1
+                actions[name] = actions.get(name, 0) + 1
+                for f in step.forms:
+                    forms[f] = forms.get(f, 0) + 1
+    assert s.bounded and generated == s.generated
+    assert s.actions == actions and s.forms == forms
+    assert forms.get(("method", "tools/call")) and forms.get(("tasks declaration", "omitted"))
+
+
+def test_never_generated_forms_and_never_fired_actions_are_reported(tiny_baseline, capsys):
+    """Without an MRTR retry in the scope, no retry is ever sent: its requestState form and the
+    action are reported as never generated (in --json and in the table), where host-small has them."""
+    import json
+
+    from rich.console import Console
+
+    from verifier.commands import print_result, result_json
+    props = [load_catalogue()["get-appends-nothing"]]
+    r = bfs.run_bfs(None, scope=NANO, budget=120, props=props)
+    data = result_json(r)
+    never = data["coverage"]["requests_never_generated"]
+    assert "mrtr requestState: issued to the caller" in never and "method: tools/call" not in never
+    assert data["coverage"]["requests"]["method: tools/call"] == r.form_counts[("method", "tools/call")] > 0
+    assert "mrtr_retry" in data["states"]["actions_never_fired"]
+    assert "call_tool" not in data["states"]["actions_never_fired"]
+    assert data["states"]["counted"] == "per generated transition"
+    json.dumps(data)
+    con = Console(width=200, force_terminal=False)
+    print_result(r, con)
+    out = capsys.readouterr().out
+    assert "issued to the caller" in out and "0 (never generated)" in out and "0 (never fired)" in out
+    full = result_json(tiny_baseline)["coverage"]
+    assert "mrtr requestState: issued to the caller" not in full["requests_never_generated"]
+    assert "mrtr_retry" not in tiny_baseline.states["actions_never_fired"]

@@ -31,7 +31,7 @@ def _figures(r) -> dict:
             "loops": {v.name: v.loop for v in r.verdicts if getattr(v, "loop", None) is not None},
             "premise": {v.name: v.premise for v in r.verdicts},
             "checks": {v.name: v.checks for v in r.verdicts},
-            "actions": r.action_counts, "faults": [f.line() for f in r.faults]}
+            "actions": r.action_counts, "forms": r.form_counts, "faults": [f.line() for f in r.faults]}
 
 
 def _same(variant, scope, pool, **kw):

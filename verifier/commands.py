@@ -99,7 +99,8 @@ def result_json(result, paths: dict | None = None) -> dict:
         "stopped": result.stopped or None, "scope": result.scope, "states": result.states,
         "coverage": {"actions": result.action_counts,
                      "premises": {v.name: v.premise for v in result.verdicts},
-                     **({"requests": {f"{d}: {f}": n for (d, f), n in sorted(result.form_counts.items())}}
+                     **({"requests": {f"{d}: {f}": n for (d, f), n in sorted(result.form_counts.items())},
+                         "requests_never_generated": never_generated(result.form_counts)}
                         if result.form_counts is not None else {})},
         "properties": [{"name": v.name, "ids": list(v.ids), "kind": v.kind, "clause": v.clause,
                         "verdict": v.verdict, "message": v.message, "length": v.length,
@@ -109,6 +110,12 @@ def result_json(result, paths: dict | None = None) -> dict:
         "faults": [f.to_json() for f in result.faults],
         "overrides": result.overrides, "unexercised": unexercised(result.overrides),
     }
+
+
+def never_generated(form_counts) -> list[str]:
+    """The request forms (`model.clients.REQUEST_FORMS`) an engine counted none of: vacuities."""
+    from model.clients import REQUEST_FORMS
+    return [f"{d}: {f}" for d, forms in REQUEST_FORMS.items() for f in forms if not form_counts.get((d, f))]
 
 
 def expectations(variant, results) -> list[dict]:
@@ -194,10 +201,14 @@ def print_result(result, con, told: dict | None = None, paths: dict | None = Non
         cov.add_column("times", justify="right")
         for name, n in sorted(result.action_counts.items(), key=lambda kv: -kv[1]):
             cov.add_row(name, str(n))
+        for name in (result.states or {}).get("actions_never_fired", ()):   # bfs: over the whole graph
+            cov.add_row(name, "[red]0 (never fired)[/]")
         con.print(cov)
     if result.form_counts is not None:            # an engine that counts the requests it generated
         from model.clients import REQUEST_FORMS
-        forms = Table(title="coverage: requests generated, per dimension and form (0: a vacuity of the environment)")
+        counted = (result.states or {}).get("counted")
+        forms = Table(title="coverage: requests generated, per dimension and form (0: a vacuity of the environment)"
+                      + (f"; {counted}" if counted else ""))
         for col in ("dimension", "form", "requests"):
             forms.add_column(col, no_wrap=col != "form", justify="right" if col == "requests" else "left")
         for dim, names in REQUEST_FORMS.items():

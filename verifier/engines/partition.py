@@ -112,6 +112,7 @@ class Expanded:
     premise: dict = field(default_factory=dict)
     generated: int = 0
     actions: dict = field(default_factory=dict)
+    forms: dict = field(default_factory=dict)
     info: tuple | None = None                        # fair.state_info, when liveness is judged
     fault: faults.Fault | None = None                # its history: the faulting move alone
     overrides: dict | None = None                    # the shadow's counts during this expansion
@@ -124,6 +125,7 @@ class _Tally:
         self.item = item
         self.generated = 0
         self.actions = item.actions
+        self.forms = item.forms
         self.premise = item.premise
         self.found: dict = {}
         self.checks: dict = {}
@@ -331,6 +333,8 @@ def _merge(s, frontier, results, seen, graph, open_names, overrides, max_states)
         s.generated += item.generated
         for name, n in item.actions.items():
             s.actions[name] = s.actions.get(name, 0) + n
+        for form, n in item.forms.items():
+            s.forms[form] = s.forms.get(form, 0) + n
         for name, n in item.premise.items():
             s.premise[name] = s.premise.get(name, 0) + n
         for name, (ordinal, message, move) in item.found.items():
