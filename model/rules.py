@@ -164,6 +164,8 @@ class Rules:
             fields["input_requests"] = self.input_requests(world, run, q)
         elif status == "completed":
             fields["result"] = self.tool_result(world, run)
+        elif status == "failed":                 # never on the baseline (PRJ-1): a variant's projection
+            fields["error"] = {"code": wire.INTERNAL_ERROR, "message": f"run {run.status}"}
         return fields
 
     def get_task_result(self, world, run, q) -> dict:
