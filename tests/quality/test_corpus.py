@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from model.amend import load_file
+from model.amend import Amendment, load_file
 from properties.base import load_catalogue
 from verifier.engines.bfs import run_bfs
+from verifier.shadow import unexercised
 
 HERE = Path(__file__).parent
 
@@ -21,21 +22,56 @@ CORPUS = [
     ("refuses_valid_retry.py", "host-small", "OWN-1"),
     ("ignores_cancellation.py", "host-small", "OWN-2"),
     ("projected_key.py", "host-small", "UPD-2"),
+    # Runs: a failed run's task status, a finite ttlMs on a live run.
+    ("runs_failed_task_status.py", "host-small", "PRJ-1"),
+    ("runs_ttl_cancels_live_run.py", "host-clock", "TTL-2"),
+    ("runs_purge_before_live_ttl.py", "host-clock,max_requests=2,retention=0,max_time=0", "TTL-4"),   # two reads
+    # Authorization: an owner not on the approver list, a same-tenant reader without approvals:respond,
+    # another tenant (clients are Subjects by position: C3 is carol, C4 mallory, only with C1..C3 before them).
+    ("auth_approver_list_ignored.py", "host-small", "UPD-2"),
+    ("auth_approval_scope_ignored.py", 'host-small,clients=("C1","C2","C3")', "UPD-2"),
+    ("auth_read_ignores_tenant.py", 'host-small,clients=("C1","C2","C3","C4")', "ISO-1"),
+    # HTTP: the status an unreadable task's -32602 is sent with.
+    ("http_purged_task_gone.py", "host-clock,retention=0,max_time=0", "WIRE-5"),
+    ("http_foreign_task_403.py", 'host-small,clients=("C1","C2","C3","C4")', "WIRE-5"),
 ]
 
 
-@pytest.mark.parametrize("file, scope, rid", CORPUS, ids=[c[0] for c in CORPUS])
+# Entries whose shortest refutation needs two requests: a minute or more of search, run with --slow.
+SLOW = {"runs_purge_before_live_ttl.py"}
+
+
+def _cases():
+    return [pytest.param(*c, id=c[0], marks=[pytest.mark.slow] if c[0] in SLOW else []) for c in CORPUS]
+
+
+def _same_host_without_the_bug(variant):
+    """The baseline rules under the variant's parameters (a finite ttlMs is a host's choice, not the bug)."""
+    return type("Unplanted", (Amendment,), {"name": "quality-unplanted", "params": dict(variant.params or {})})
+
+
+@pytest.mark.parametrize("file, scope, rid", _cases())
 def test_planted_mutant_refuted_with_its_id(file, scope, rid):
     variant = load_file(str(HERE / file))
     assert variant.expect.get(rid) == "refuted", f"{file} should declare what it breaks"
     props = [p for p in load_catalogue().values() if rid in p.ids]
     assert props, rid
-    r = run_bfs(variant, scope=scope, props=props, budget=120)
+    r = run_bfs(variant, scope=scope, props=props, budget=120, shadow=True)
     verdicts = {v.name: v for v in r.verdicts}
     refuted = [v for v in verdicts.values() if v.verdict == "refuted"]
     assert refuted, f"{file}: {rid} not refuted at {scope}: {[(v.name, v.verdict, v.message) for v in verdicts.values()]}"
+    assert all(rid in v.ids for v in refuted), [v.ids for v in refuted]
     assert all(v.trace for v in refuted), "a refutation carries its replayed trace"
     assert not r.faults, [f.line() for f in r.faults]
+    # Not vacuous: every overridden rule fired and answered otherwise than the baseline's ...
+    assert not unexercised(r.overrides), f"{file}: overrides never exercised: {unexercised(r.overrides)}"
+    # ... and the same host without the bug keeps the id over every behaviour as long as the refutation
+    # (a liveness id is never refuted there; a bounded search cannot prove it).
+    depth = max(len(v.trace) for v in refuted)
+    base = run_bfs(_same_host_without_the_bug(variant), scope=scope, props=props, budget=120, max_depth=depth)
+    kept = ("proved", "proved-bounded") + (("undetermined",) if all(p.kind == "liveness" for p in props) else ())
+    assert all(v.verdict in kept for v in base.verdicts), \
+        f"{file}: without the bug {rid} is {[(v.verdict, v.message) for v in base.verdicts]} at {scope}"
 
 
 def test_corpus_covers_every_file():
