@@ -105,7 +105,7 @@ class Union:
 
 # Exploration weights: the steps of the long protocol stories (a call, its answer, the interrupt,
 # the retry, the drop) are picked more often than the one-step probes. Unlisted actions weigh 1.
-WEIGHTS = {"call_tool": 4, "answer": 4, "deliver": 4, "mrtr_retry": 4, "run_interrupt": 3, "run_start": 3,
+WEIGHTS = {"call_tool": 4, "answer": 4, "respond": 4, "deliver": 4, "mrtr_retry": 4, "run_interrupt": 3, "run_start": 3,
            "tasks_update": 3, "disconnect": 3, "tasks_get": 2, "tasks_cancel": 2, "run_complete": 2,
            "run_effect": 2, "stdio_cancel": 2, "rest_resolve": 2, "stream_event": 2}
 

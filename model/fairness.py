@@ -11,7 +11,7 @@ from __future__ import annotations
 from .lifecycle import TERMINAL, WAITING
 
 # Progress actions, in the order the fair scheduler tries them each round (round-robin).
-PROGRESS = ("deliver", "answer", "run_finish_cancel", "operator_resume", "external_event", "run_start",
+PROGRESS = ("deliver", "answer", "respond", "run_finish_cancel", "operator_resume", "external_event", "run_start",
             "rest_resolve", "run_complete", "persist", "harness_restart", "harness_receive", "harness_poll", "purge")
 
 

@@ -34,10 +34,30 @@ def create_run(world, server: str, subject: str, started_by: str, parent: Run | 
 
 
 def receive(world, q) -> None:
-    """The host receives q: methods other than tools/call are answered in the same step."""
-    R = world.rules
+    """The host receives q. A tools/call is processed at once (its run, if any, is created and owned
+    from receipt); every other request waits for `respond`, which processes and answers it, so the
+    window between receipt and the whole response exists for it too (§G.12: tasks/* own nothing, a
+    claim only a window can test)."""
     if q.method == "tools/call":
         return _receive_call(world, q)
+    if world.params.atomic_answers:
+        return _process(world, q)
+    if q.task_ref is not None and world.rules.owns_on_receipt(world, q):
+        run = world.rules.lookup_task(world, q, q.task_ref)
+        if run is not None:
+            q.owns = run.id
+
+
+def receive_and_answer(world, q) -> None:
+    """Receive q and answer it in one go: what an observer's probe asks the host."""
+    receive(world, q)
+    if q.method != "tools/call" and q.phase == "received":
+        _process(world, q)
+
+
+def _process(world, q) -> None:
+    """Process a request other than tools/call and send its whole answer (a listen: its ack)."""
+    R = world.rules
     if q.method == "server/discover":
         return send(world, q, wire.result_response(q.id, R.discover_result(world, q.server)))
     if not R.method_supported(world, q.method):
@@ -185,6 +205,28 @@ def answer(world, request):
 def _stream_moves(world):
     return [dict(request=q.id) for q in world.requests.values()
             if q.method == "tools/call" and q.transport == "http" and q.phase == "received" and q.run]
+
+
+def _respond_moves(world):
+    return [dict(request=q.id) for q in world.requests.values() if q.method != "tools/call" and q.phase == "received"]
+
+
+def _say_respond(world, a):
+    q = world.requests[a["request"]]
+    if q.method == "subscriptions/listen":
+        if q.phase == "streaming":
+            return f"host acknowledges subscriptions/listen {q.id} for {len(q.acked)} task(s)"
+        return f"host refuses subscriptions/listen {q.id}"
+    m = q.response or {}
+    what = f"error {m['error']['code']}" if "error" in m else "a result"
+    return f"host processes {q.method} {q.id} and answers with {what}"
+
+
+@action("host", _respond_moves, _say_respond)
+def respond(world, request):
+    """The host processes a received tasks/*, listen, discover or removed-method request and sends its
+    whole answer (a listen: its acknowledgement, the stream then open)."""
+    _process(world, world.requests[request])
 
 
 @action("host", _stream_moves, lambda w, a: f"host sends an SSE progress event on {a['request']}")
@@ -358,3 +400,22 @@ def _persist_moves(world):
 @action("host", _persist_moves, _say_run("becomes durably readable"))
 def persist(world, run):
     world.runs[run].durable = True
+
+
+# ---- answering at once, for hand-written stories -----------------------------------------------------
+# Connection events a story may put between a request's receipt and its answer.
+WINDOW_ACTIONS = frozenset({"respond", "disconnect", "stdio_cancel", "stdio_close", "harness_crash"})
+
+
+def answer_pending(world, step, next_action: str | None = None, check: bool = True) -> list:
+    """The host's `respond` to every request `step` created that waits for one, unless the story's next
+    step is a connection event (it then hits the open window): stories and tests name the protocol's
+    client steps, and their answers follow at once. The steps taken, in order."""
+    if next_action in WINDOW_ACTIONS:
+        return []
+    out = []
+    for qid in step.created:
+        q = world.requests.get(qid)
+        if q is not None and q.method != "tools/call" and q.phase == "received":
+            out.append(world.apply("respond", {"request": qid}, check=check))
+    return out

@@ -69,6 +69,12 @@ class Params:
     max_pauses: int | None = None       # operator pauses over all runs (None: unbounded)
     rest_subjects: tuple[str, ...] | None = None   # Subjects that act over REST (None: every Subject)
     stdio: bool = True        # plain clients also reach each server over stdio (besides streamable HTTP)
+    # A request other than tools/call (tasks/*, subscriptions/listen, server/discover, a removed
+    # method) is received in one step and processed and answered by the host's `respond` in a later
+    # one, so a disconnect or cancellation can hit it in between (issue: no atomic answers). True
+    # answers it at receipt: the abstraction the Z3 encoding works in, which says so in its bounds;
+    # never the default of a check.
+    atomic_answers: bool = False
 
     # The client harness (model.harness), present only in a composed world: each harness client and
     # the Subject it speaks for (bob may read but not cancel: his tasks/cancel is acknowledged with

@@ -68,6 +68,20 @@ def learnt_at(world, key: str, item) -> int | str:
     return world.facts.get(f"{key}.at", {}).get(item, "?")
 
 
+def handled(world, step) -> list:
+    """The requests the host processed at this step, judged from the step alone: a tools/call at its
+    receipt, any other request at the host's `respond` to it (at its receipt where answers are atomic)."""
+    if step.action == "respond":
+        q = world.requests.get(step.args.get("request"))
+        return [q] if q is not None else []
+    out = []
+    for qid in step.created:
+        q = world.requests.get(qid)
+        if q is not None and (q.method == "tools/call" or q.phase != "received"):
+            out.append(q)
+    return out
+
+
 def find(name_or_id: str) -> Property:
     """A property by its name, or the one property that checks a requirement id."""
     if name_or_id in CATALOGUE:

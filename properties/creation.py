@@ -72,7 +72,7 @@ import re
 from model import wire
 from model.state import Request
 
-from .base import prop
+from .base import handled, prop
 
 EXT = wire.TASKS_EXT
 TASKS_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
@@ -488,9 +488,8 @@ def plain_mount_knows_no_tasks_methods(world, step):
 
 def _undeclared_task_listens(world, step):
     out = []
-    for qid in step.created:
-        q = world.requests.get(qid)
-        if q is not None and q.method == "subscriptions/listen" and not declared(q):
+    for q in handled(world, step):
+        if q.method == "subscriptions/listen" and not declared(q):
             if ((q.message.get("params") or {}).get("notifications") or {}).get("taskIds"):
                 out.append(q)
     return out

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from model.lifecycle import TERMINAL
 
-from .base import prop
-from .harness import new_requests, run_no
+from .base import handled, prop
+from .harness import run_no
 
 OPEN_OR_IN_FLIGHT = ("received", "streaming", "sent")
 REQUEST_CANCELLED = "mcp-request-cancelled"
@@ -206,7 +206,7 @@ def _gets_after_drop(world, step):
     (a run already finished survives a drop trivially)."""
     at = _status_at_drop(world, step)
     out = []
-    for q in new_requests(world, step):
+    for q in handled(world, step):
         if q.method != "tasks/get" or q.run is None:
             continue
         run = world.runs[q.run]

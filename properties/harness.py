@@ -27,7 +27,7 @@ once on any other step.
 """
 from __future__ import annotations
 
-from model import wire
+from model import stories, wire
 
 from .base import prop
 
@@ -425,8 +425,7 @@ def harness_chooses_per_operation(world, step):
 def play(world, story, until=None):
     """Take a story's steps in turn (each must be enabled); stop after the step for which
     `until(world, step)` is true. Returns the world's history."""
-    for name, args in story:
-        step = world.apply(name, args(world) if callable(args) else args)
+    for _, _, step, _ in stories.play(world, story):
         if until is not None and until(world, step):
             break
     return world.history

@@ -235,14 +235,14 @@ def _iso1_premise(world, step) -> bool:
 
 def nonexistent_answer(world, q) -> dict:
     """What the host answers the same caller, on the same request, for a well-formed id naming no run."""
-    from model.host import receive
+    from model.host import receive_and_answer
     tenant = world.params.subject(q.subject).tenant
     opaque = "zzNeverIssuedTaskId000"
     while f"{tenant}/{opaque}" in world.runs:
         opaque += "0"
     ref = project(f"{tenant}/{opaque}")
     probe = probe_request(q, q.method, ref, header_ok=header_matches(q))
-    receive(world, probe)
+    receive_and_answer(world, probe)
     return probe.response or {}
 
 

@@ -68,7 +68,7 @@ import json
 
 from model import wire
 
-from .base import prop
+from .base import handled, prop
 from .creation import (TASKS_METHODS, advertised, can_get_run, declared, eligible, error_code, header_matches,
                        named_run, probe_request, recorded_approvers, result_kind, seen, step_changes, task_ref)
 
@@ -100,6 +100,8 @@ def _torn_down_listens(world, step) -> list:
                     and (q.client, q.server) == (step.args.get("client"), step.args.get("server"))}
     elif a == "harness_crash" and world.harness is not None:
         dropped |= {qid for qid, sent in world.harness.sent.items() if sent[0] == step.args.get("client")}
+    elif a == "respond":
+        dropped.add(step.args.get("request"))     # answered (a refused listen), not torn down
     return [q for q in world.requests.values() if q.method == "subscriptions/listen" and q.id not in dropped
             and step.pre_phase.get(q.id) in OPEN and q.phase not in OPEN]
 
@@ -320,9 +322,8 @@ def status_message_content_free(world, step):
 
 def _answering_requests(world, step):
     out = []
-    for qid in step.created:
-        q = world.requests.get(qid)
-        if q is not None and q.method in ("tasks/update", "tools/call"):
+    for q in handled(world, step):
+        if q.method in ("tasks/update", "tools/call"):
             if (q.message.get("params") or {}).get("inputResponses"):
                 out.append(q)
     return out

@@ -31,7 +31,7 @@ from __future__ import annotations
 from model import identity
 from model.wire import INVALID_PARAMS
 
-from .base import annotate, learnt_at, prop
+from .base import annotate, handled, learnt_at, prop
 
 OPEN = ("received", "streaming")
 ANSWERED = ("sent", "delivered", "lost")
@@ -322,10 +322,7 @@ def _cancel_causes(world, step, rid: str, owned: set[str]) -> bool:
         return True
     if step.action == "rest_cancel" and step.args.get("run") == rid:
         return True
-    for qid in reversed(world.requests):
-        if qid in step.pre_phase:
-            break
-        q = world.requests[qid]
+    for q in handled(world, step):
         if q.method == "tasks/cancel" and q.task_ref is not None and _names_run(world, q.task_ref, rid):
             return True
     # A cascade (which runs.md allows to be asynchronous) from the nearest ancestor still running:

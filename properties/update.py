@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from model import identity
 
-from .base import annotate, learnt_at, prop
+from .base import annotate, handled, learnt_at, prop
 
 WAITING = ("waiting-approval", "waiting-input", "waiting-external")
 CLIENT_VIAS = ("tasks/update", "mrtr", "rest")
@@ -33,11 +33,9 @@ CLIENT_VIAS = ("tasks/update", "mrtr", "rest")
 
 # ---- what this step answered ----------------------------------------------------------------------
 def new_request(world, step):
-    """The request this step sent (the last one created in it), or None."""
-    if not world.requests:
-        return None
-    q = world.requests[next(reversed(world.requests))]
-    return None if q.id in step.pre_phase else q
+    """The request the host processed at this step (the last one), or None."""
+    got = handled(world, step)
+    return got[-1] if got else None
 
 
 def _task_run_id(world, ref: str | None) -> str | None:

@@ -38,7 +38,8 @@ from verifier.z3.properties import PROPS
 from verifier.z3.variants import supported_variants
 
 DEPTH = 5
-MATCHED = scopes.parse("host-small,stdio=True,retry_reserve=4,max_interrupts=None,max_pauses=None,rest_subjects=None")
+MATCHED = scopes.parse("host-small,stdio=True,retry_reserve=4,max_interrupts=None,max_pauses=None,rest_subjects=None,"
+                       "atomic_answers=True")       # the encoding answers tasks/*, listen, discover at receipt
 # Flaws that show within two steps at the matched instance: a few seconds each.
 FAST = ["mcp-name-unchecked", "tasks-list-served", "ack-carries-status", "stdio-only-cancellation",
         "answer-before-durable", "task-to-non-declaring"]

@@ -6,15 +6,19 @@ import pytest
 from model import wire
 from model.actions import load_all
 from model.harness import Binding, HarnessRules
+from model.host import answer_pending
 from model.world import ModelError, World, composed_world
 
 ACTIONS = load_all()
 HARNESS_ACTIONS = sorted(n for n, a in ACTIONS.items() if a.actor == "harness")
 
 
-def do(world, name, **args):
-    """Apply an enabled move (refused when not enabled) and return its step."""
-    return world.apply(name, args)
+def do(world, name, answer=True, **args):
+    """Apply an enabled move (refused when not enabled) and return its step; a request it sends that
+    waits for the host's `respond` is answered at once unless `answer` is False."""
+    step = world.apply(name, args)
+    answered = answer_pending(world, step) if answer else []
+    return answered[-1] if answered else step
 
 
 def last(world) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, Phase, Verbosity, seed as hyp_seed, settings
 from hypothesis.stateful import run_state_machine_as_test
 
+from model.host import answer_pending
 from model.world import World
 from properties.base import load_catalogue
 
@@ -141,7 +142,7 @@ def play_scenarios(make_world, catalogue, asserted, obs, refuted) -> int:
         ran += 1
         try:
             world = make_world()
-            for action, args in story:
+            for k, (action, args) in enumerate(story):
                 try:
                     args = args(world) if callable(args) else args
                 except (IndexError, KeyError):
@@ -152,7 +153,10 @@ def play_scenarios(make_world, catalogue, asserted, obs, refuted) -> int:
                     raise ModelFault(fault_of(e, world.history, f"the scenario before {action}")) from e
                 if args not in world.moves(action):
                     break
-                check_step(world, world.apply(action, args, check=False), catalogue, asserted, obs)
+                step = world.apply(action, args, check=False)
+                check_step(world, step, catalogue, asserted, obs)
+                for answered in answer_pending(world, step, story[k + 1][0] if k + 1 < len(story) else None, False):
+                    check_step(world, answered, catalogue, asserted, obs)
             check_liveness(world, catalogue, asserted, obs)
         except Violation as v:
             refuted.setdefault(v.prop.name, v)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 
 from model.actions import ACTIONS
+from model.host import answer_pending
 from model.world import World
 from properties.base import find
 
@@ -39,11 +40,16 @@ class Scenario:
         self.fired: dict[str, int] = {}
         self.violations: dict[str, list[str]] = {}
 
-    def do(self, action, **match):
-        """Take the first `action` move whose arguments include `match`, and check it."""
+    def do(self, action, answer=True, **match):
+        """Take the first `action` move whose arguments include `match`, and check it. A request it
+        sends that waits for the host's `respond` is answered at once (and that step checked and
+        returned) unless `answer` is False: the window between receipt and answer stays open."""
         for args in self.world.moves(action):
             if all(args.get(k) == v for k, v in match.items()):
-                return self.check(self.world.apply(action, args))
+                step = self.check(self.world.apply(action, args))
+                for step in answer_pending(self.world, step) if answer else ():
+                    self.check(step)
+                return step
         raise AssertionError(f"no {action} move matching {match}")
 
     def check(self, step):

@@ -9,6 +9,7 @@ import pytest
 
 from model.actions import load_all
 from model.params import Params
+from model.stories import play
 from model.variants import builtins
 from properties.base import find, load_catalogue
 from verifier.explore import world_factory
@@ -29,20 +30,14 @@ def task(n):
 
 def moves(make, story):
     """The literal moves of a story (functions of the world resolved as it goes)."""
-    world, out = make(), []
-    for action, args in story:
-        args = {k: v(world) if callable(v) else v for k, v in args.items()}
-        if args not in world.moves(action):
-            break
-        world.apply(action, args)
-        out.append((action, args))
-    return out
+    return [(action, args, named) for action, args, _, named in play(make(), story, strict=False)]
 
 
 def outcome(variant, story, rid, params=None):
     make = world_factory(variant, params)
     taken = moves(make, story)
-    return run_trace(make, taken, CATALOGUE, find(rid).name), len(taken)
+    return (run_trace(make, [(a, args) for a, args, _ in taken], CATALOGUE, find(rid).name),
+            sum(named for *_, named in taken))
 
 
 def get(client, n=1, server="S1", declare=True):
@@ -124,7 +119,7 @@ def test_the_baseline_holds_them_under_each_new_parameter(changes):
 def test_a_finite_live_ttl_is_honoured_by_the_purge():
     make = world_factory(None, Params().with_(ttl_live_ticks=8))
     world = make()
-    for action, args in moves(make, STORIES["TTL-4"][1][:7]):       # created, answered, completed, two ticks
+    for action, args, _ in moves(make, STORIES["TTL-4"][1][:7]):       # created, answered, completed, two ticks
         world.apply(action, args)
     (r,) = world.runs.values()
     assert world.rules.ttl_ms(world, r) == 8000 and world.moves("purge") == []    # retention alone would purge
@@ -133,7 +128,7 @@ def test_a_finite_live_ttl_is_honoured_by_the_purge():
 def test_a_subscription_that_ends_falls_back_to_polling():
     make = world_factory(None, Params().with_(harness_wait="listen"))
     world = make()
-    for action, args in moves(make, STORIES["LIV-2"][1]):
+    for action, args, _ in moves(make, STORIES["LIV-2"][1]):
         world.apply(action, args)
     te = world.harness.clients["H1"].proc.tes["op1"]
     assert te.stream_ended and te.listen is None
@@ -143,7 +138,7 @@ def test_a_subscription_that_ends_falls_back_to_polling():
 def test_a_plain_mount_answers_tasks_methods_as_unknown_with_404():
     make = world_factory(None)
     world = make()
-    for action, args in moves(make, STORIES["NEG-4"][1]):
+    for action, args, _ in moves(make, STORIES["NEG-4"][1]):
         world.apply(action, args)
     answers = [q for q in world.requests.values() if q.method == "tasks/get"]
     assert [q.response["error"]["code"] for q in answers] == [-32601, -32601]

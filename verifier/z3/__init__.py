@@ -38,6 +38,7 @@ def instance_for(rules=None, params=None, composed: bool = False):
     with their z3_flags (or the rule-flag table's row)."""
     from .variants import make_rules
     base = params if params is not None else (HARNESS_PARAMS if composed else Z3_PARAMS)
+    base = base.with_(atomic_answers=True)      # the encoding answers tasks/*, listen, discover at receipt
     if rules is None:
         return base, None
     if isinstance(rules, type):
@@ -49,7 +50,7 @@ def instance_for(rules=None, params=None, composed: bool = False):
             from .variants import flags_for
             rules.z3_flags = flags_for(rules)
     if params is None and hasattr(cls, "make_params"):
-        base = cls.make_params(base)
+        base = cls.make_params(base).with_(atomic_answers=True)
     return base, rules
 
 

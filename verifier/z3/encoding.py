@@ -329,7 +329,7 @@ SUPPORTED_PARAMS = {
 }
 
 # The stated instance size of the Z3 checks (a Params like any other; slots follow from it).
-Z3_PARAMS = Params(max_requests=3, max_runs=2, max_effects=2, max_time=3, retention=2)
+Z3_PARAMS = Params(max_requests=3, max_runs=2, max_effects=2, max_time=3, retention=2, atomic_answers=True)
 
 
 class UnsupportedVariant(Exception):
@@ -475,7 +475,9 @@ class Encoding:
         table = executable_actions()
         self.actions = self.encoded_actions()
         missing = [a for a, act in table.items() if (act.actor != "harness" or self.sizes.hclients)
-                   and a not in self.actions]
+                   and a not in self.actions and not (a == "respond" and P.atomic_answers)]
+        if not P.atomic_answers:
+            raise UnsupportedVariant("answers after receipt (atomic_answers False) are not encoded")
         if missing:
             raise UnsupportedVariant(f"actions {missing} of the executable model have no Z3 case")
         self.index = {a: i for i, a in enumerate(self.actions)}

@@ -25,7 +25,7 @@ CLIENT_STEPS = {"call_tool", "tasks_get", "tasks_update", "tasks_cancel"}
 # How far along a run is, for waiting on the host: a run never goes back down this order.
 PROGRESS = {"pending": 0, "running": 1, "paused": 1, "waiting-approval": 2, "waiting-input": 2,
             "waiting-external": 2, "cancelling": 3, "completed": 4, "failed": 4, "cancelled": 4}
-HOST_STEPS = {"run_start", "run_interrupt", "run_complete", "run_fail", "run_finish_cancel", "answer"}
+HOST_STEPS = {"run_start", "run_interrupt", "run_complete", "run_fail", "run_finish_cancel", "answer", "respond"}
 
 
 def load(path) -> dict:
