@@ -22,8 +22,9 @@ CORPUS = [
     ("refuses_valid_retry.py", "host-small", "OWN-1"),
     ("ignores_cancellation.py", "host-small", "OWN-2"),
     ("projected_key.py", "host-small", "UPD-2"),
-    # Runs: a failed run's task status, a finite ttlMs on a live run.
+    # Runs: a failed run's task status, a credential suspension, a finite ttlMs on a live run.
     ("runs_failed_task_status.py", "host-small", "PRJ-1"),
+    ("runs_credential_input_as_form.py", "host-small", "PRJ-2"),
     ("runs_ttl_cancels_live_run.py", "host-clock", "TTL-2"),
     ("runs_purge_before_live_ttl.py", "host-clock,max_requests=2,retention=0,max_time=0", "TTL-4"),   # two reads
     # Authorization: an owner not on the approver list, a same-tenant reader without approvals:respond,
