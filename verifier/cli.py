@@ -93,6 +93,8 @@ def build_parser() -> Parser:
     gt.add_argument("--write", action="store_true", help="rewrite the counterexamples from this run "
                                                          "(the manifest is left as it is)")
     gt.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    gt.add_argument("--verbose", action="store_true",
+                    help="list each variant premise count far below the baseline's (by default only counted)")
     gt.add_argument("--cluster", default=None, metavar="auto|ADDRESS",
                     help="run the variants as Ray tasks; " + CLUSTER_HELP)
     gt.add_argument("--variants", nargs="+", default=None, metavar="DIR|FILE",

@@ -3,7 +3,10 @@
 The manifest records, per variant, the verdict of every property and the shortest known
 counterexample length. Exploration runs a fixed number of seeded chunks, so the same code gives
 the same verdicts; any difference is drift: a property newly refuted, an expected refutation no
-longer found, a counterexample longer than recorded, or a variant's own expectation unmet.
+longer found, a counterexample longer than recorded, a variant's own expectation unmet, or a
+premise or action count fallen by more than `coverage_factor` from the recorded one (the
+exploration no longer exercises what it did: CNL-1's premise falling from 75 hits to 1 while it
+still read "holds"). Premise counts of a variant far below the baseline's are reported, not drift.
 
 With `"bfs": true` in the manifest's settings (the built-in manifest has it), each variant is also
 searched exhaustively at the default scopes, and its verdicts, shortest lengths, distinct states and
@@ -26,7 +29,8 @@ from .exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
 from .files import write_atomic
 
 DEFAULTS = {"seed": 0, "chunks": 6, "examples_per_chunk": 25, "steps": 40, "budget_cap": 120,
-            "bfs": False, "bfs_budget_cap": 300}     # a manifest opts in to the exhaustive search ("bfs": true)
+            "bfs": False, "bfs_budget_cap": 300,     # a manifest opts in to the exhaustive search ("bfs": true)
+            "coverage_factor": 4}     # a premise or action count falling by more than this is flagged
 BUILTIN_MANIFEST = "counterexamples/manifest.json"      # the CLI's default for --manifest
 
 
@@ -52,7 +56,9 @@ def _explore_one(spec: str, settings: dict) -> dict:
            "verdicts": {x.name: x.verdict for x in r.verdicts},
            "lengths": {x.name: x.length for x in r.verdicts if x.length is not None},
            "traces": {x.name: [(s.action, s.args) for s in x.trace] for x in r.verdicts if x.trace is not None},
-           "messages": {x.name: x.message for x in r.verdicts if x.message}}
+           "messages": {x.name: x.message for x in r.verdicts if x.message},
+           "coverage": {"premises": {x.name: x.premise for x in r.verdicts if x.premise},
+                        "actions": {a: n for a, n in sorted(r.action_counts.items()) if n}}}
     if settings.get("bfs"):
         t = time.monotonic()
         got["bfs"] = _search_one(v, settings)
@@ -154,6 +160,20 @@ def expectation_problems(name: str, expect: dict, verdicts: dict) -> list[str]:
     return problems
 
 
+def coverage_drops(recorded: dict | None, got: dict | None, factor: float) -> list[str]:
+    """Each premise or action count of `recorded` that `got` shows fallen by more than `factor` (to
+    zero included): the exploration no longer exercises what it did, so a "holds" means less."""
+    if not recorded or got is None:
+        return []
+    out = []
+    for what, label in (("premises", "premise of"), ("actions", "action")):
+        now = got.get(what, {})
+        for key, was in sorted(recorded.get(what, {}).items()):
+            if was and now.get(key, 0) * factor < was:
+                out.append(f"{label} {key} exercised {now.get(key, 0)} times, was {was} (a drop of more than {factor}x)")
+    return out
+
+
 def compare(name: str, recorded: dict | None, got: dict) -> list[str]:
     if recorded is None:
         return [f"{name}: not in the manifest (record it with `taskmodel gate --record`)"]
@@ -222,13 +242,22 @@ def run_gate(args) -> int:
             done = dict(zip(order, pool.map(_explore_one, [specs[n] for n in order], [mine[n] for n in order])))
     results = [done[n] for n in names]
     classes = {n: _variant(specs[n]) for n in names}
-    problems, undetermined = [], []
+    problems, undetermined, starved = [], [], []
     for got in results:
         name = got["variant"]
         problems += expectation_problems(name, dict(getattr(classes[name], "expect", {})), got["verdicts"])
         if not args.record:
             problems += compare(name, manifest["variants"].get(name), got)
             problems += compare_bfs(name, manifest["variants"].get(name, {}).get("bfs"), got.get("bfs"))
+            # A model change that starves what an exploration exercised is drift; a variant that
+            # exercises far less than the baseline is flagged (its "holds" rests on less).
+            factor = settings["coverage_factor"]
+            problems += [f"{name}: coverage: {d}" for d in coverage_drops(
+                manifest["variants"].get(name, {}).get("coverage"), got["coverage"], factor)]
+            if name != "baseline":
+                starved += [f"{name}: {d} on the baseline" for d in coverage_drops(
+                    manifest["variants"].get("baseline", {}).get("coverage", {}), got["coverage"], factor)
+                    if d.startswith("premise")]
         undetermined += [f"{name}: {p} {v}" for p, v in got["verdicts"].items()
                          if v == "undetermined" or (name == "baseline" and v in ("vacuous", "unreached"))]
         print(f"{name:42s} {got['elapsed']:7.1f} s  {got['steps']:6d} steps  "
@@ -238,6 +267,11 @@ def run_gate(args) -> int:
         print(f"DRIFT {p}")
     for u in undetermined:
         print(f"UNDETERMINED {u}")
+    if starved:
+        print(f"COVERAGE {len(starved)} premise counts of variants fell by more than "
+              f"{settings['coverage_factor']}x from the baseline's (listed with --verbose)")
+        for c in starved if getattr(args, "verbose", False) else ():
+            print(f"COVERAGE {c}")
     where = f"{cluster.workers} Ray workers" if cluster is not None else f"{args.jobs} jobs"
     print(f"gate: {len(results)} variants in {elapsed:.0f} s on {where}; "
           f"{len(problems)} drift, {len(undetermined)} undetermined")
@@ -279,6 +313,7 @@ def _record(manifest_path: Path, manifest: dict, results: list[dict], classes: d
         name = got["variant"]
         if update_manifest:
             manifest["variants"][name] = {"verdicts": got["verdicts"], "lengths": got["lengths"],
+                                          "coverage": got["coverage"],
                                           **({"bfs": got["bfs"]} if "bfs" in got else {})}
         variant = classes[name]
         make = world_factory(variant)
