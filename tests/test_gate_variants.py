@@ -84,6 +84,33 @@ def test_a_verdict_other_than_recorded_is_drift(spec, capsys):
     assert "DRIFT spec-detach-on-disconnect: owner-cancel-cancels-run was holds, now refuted" in capsys.readouterr().out
 
 
+def test_a_premise_count_that_falls_is_drift(spec, capsys):
+    """A recorded premise count the run no longer reaches (here: one the manifest says was 100 times
+    higher) is drift, though every verdict is unchanged."""
+    manifest = spec / "counterexamples" / "manifest.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    premises = data["variants"]["spec-every-run-128-bits"]["coverage"]["premises"]
+    name, count = sorted(premises.items())[0]
+    premises[name] = count * 100
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["gate", "--variants", str(spec), "--jobs", "1"]) == EXIT_REFUTED
+    out = capsys.readouterr().out
+    assert (f"DRIFT spec-every-run-128-bits: coverage: premise of {name} exercised {count} times, "
+            f"was {count * 100}") in out
+    assert out.count("DRIFT") == 1
+
+
+def test_coverage_drops_reads_both_premises_and_actions():
+    from verifier.gate import coverage_drops
+    was = {"premises": {"a": 40, "b": 10}, "actions": {"tasks_cancel": 75}}
+    now = {"premises": {"a": 10, "b": 1}, "actions": {"tasks_cancel": 1}}
+    got = coverage_drops(was, now, 4)
+    assert got == ["premise of b exercised 1 times, was 10 (a drop of more than 4x)",
+                   "action tasks_cancel exercised 1 times, was 75 (a drop of more than 4x)"]   # a: exactly 4x
+    assert coverage_drops(was, {"premises": {}, "actions": {}}, 4)[0].startswith("premise of a exercised 0")
+    assert coverage_drops(None, now, 4) == []
+
+
 def test_files_and_an_explicit_manifest(spec, capsys):
     code = main(["gate", "--variants", str(spec / "detach_on_disconnect.py"), "--manifest",
                  str(spec / "counterexamples" / "manifest.json"), "--jobs", "1"])
