@@ -75,6 +75,12 @@ def test_planted_mutant_refuted_with_its_id(file, scope, rid):
         f"{file}: without the bug {rid} is {[(v.verdict, v.message) for v in base.verdicts]} at {scope}"
 
 
+def test_every_dimension_has_an_entry():
+    """Runs, authorization and HTTP each keep at least one planted mutant (named by its file's prefix)."""
+    for prefix in ("runs_", "auth_", "http_"):
+        assert any(c[0].startswith(prefix) for c in CORPUS if c[0] not in SLOW), prefix
+
+
 def test_corpus_covers_every_file():
     """Every amendment file of the corpus is in the table (none is silently left out)."""
     files = {p.name for p in HERE.glob("*.py") if not p.name.startswith(("test_", "__"))}
