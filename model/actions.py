@@ -107,7 +107,8 @@ class Union:
 # the retry, the drop) are picked more often than the one-step probes. Unlisted actions weigh 1.
 WEIGHTS = {"call_tool": 4, "answer": 4, "respond": 4, "deliver": 4, "mrtr_retry": 4, "run_interrupt": 3, "run_start": 3,
            "tasks_update": 3, "disconnect": 3, "tasks_get": 2, "tasks_cancel": 2, "run_complete": 2,
-           "run_effect": 2, "stdio_cancel": 2, "rest_resolve": 2, "stream_event": 2}
+           "run_effect": 2, "stdio_cancel": 2, "rest_resolve": 2, "stream_event": 2, "operator_pause": 3,
+           "operator_resume": 3}
 
 
 def action(actor: str, moves: Callable, say: Callable, weight: int | None = None):
