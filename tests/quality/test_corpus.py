@@ -22,6 +22,7 @@ CORPUS = [
     ("refuses_valid_retry.py", "host-small", "OWN-1"),
     ("ignores_cancellation.py", "host-small", "OWN-2"),
     ("projected_key.py", "host-small", "UPD-2"),
+    ("tasks_update_owns.py", "host-small", "OWN-1"),                     # seen in the receipt-answer window
     # Runs: a failed run's task status, a credential suspension, a finite ttlMs on a live run.
     ("runs_failed_task_status.py", "host-small", "PRJ-1"),
     ("runs_credential_input_as_form.py", "host-small", "PRJ-2"),
