@@ -42,7 +42,7 @@ EXPECTABLE = {"S": ("refuted", "holds"), "T": ("refuted", "holds"), "L": ("refut
 CHOICES = {
     "p_approver": ("ack", "error"), "p_unauthorized": ("ack", "error"), "p_keyform": ("raw", "raw-or-projected"),
     "p_retention": ("from-terminal", "from-creation"), "p_stdio_eof": ("cancel-open", "nothing"),
-    "p_elicit": ("creating-request", "each-get"), "harness_wait": ("poll", "listen"),
+    "p_elicit": ("creating-request", "each-get"), "harness_wait": ("either", "poll", "listen"),
 }
 # Integer parameters and their least sensible value: a model with no request or run explores nothing.
 MINIMUM = {"max_requests": 1, "max_runs": 1, "max_effects": 0, "max_time": 0, "retention": 0, "tick_ms": 1,

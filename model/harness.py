@@ -27,10 +27,14 @@ makes the end-to-end gaps E2E-2 and E2E-4 visible.
 
 Every policy is a method of `HarnessRules`, so a client variant is a one-method override. The
 actions' weights favour the steps of the harness's stories (start, read, persist, poll, re-issue)
-over a crash, which is enabled almost everywhere. The harness waits by polling, or (`Params.harness_wait`
-"listen") by a `subscriptions/listen` stream read once by `tasks/get` to catch up, falling back to
-polling when the stream ends (LIV-2). Every request for a binding goes to the persisted server and as
-the persisted auth binding (HNS-6); a short exchange never declares Tasks (HNS-7).
+over a crash, which is enabled almost everywhere. At every wait the harness chooses how: by polling
+(`harness_poll`) or by a `subscriptions/listen` stream (`harness_listen`), read once by `tasks/get`
+to catch up once the host acknowledged it, falling back to polling when the stream ends by the host's
+teardown or a dropped connection (LIV-2); `Params.harness_wait` "either" (the default: the article
+names both) or "poll" / "listen" to restrict it. A poll honours the `pollIntervalMs` of the last task
+view read. Every request for a binding goes to the persisted server and as the persisted auth binding
+(HNS-6). Operations are long work, other work, or (`Params.harness_short_ops`, on by default) short
+exchanges, which never declare Tasks (HNS-7).
 """
 from __future__ import annotations
 
@@ -47,6 +51,7 @@ LOCAL_RUN_STATUSES = ("running", "waiting", "cancelling", "completed", "failed",
 IDEMPOTENCY_META = "io.openwop/idempotencyKey"   # where a strengthening carries the operation key
 DROPPED = ("lost", "cancelled")                   # request phases the client sees as "no answer will come"
 UNKNOWN = "effect unknown: reconcile"
+WAIT_MODES = {"either": ("poll", "listen"), "poll": ("poll",), "listen": ("listen",)}   # Params.harness_wait
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +89,9 @@ class ToolExecution:
     cancel_req: str | None = None    # a tasks/cancel in flight or acknowledged
     worker: bool = False             # a local worker is blocked on this call
     listen: str | None = None        # the subscriptions/listen this process waits on (LIV-2)
+    caught_up: bool = False          # the tasks/get reading the task once that stream was acknowledged was sent
     heard: str | None = None         # the last notifications/tasks read from it (status and time)
+    poll_at: int | None = None       # the clock tick before which no tasks/get is sent (pollIntervalMs)
     stream_ended: bool = False       # a subscription for it ended: wait by polling from now on
 
     @property
@@ -294,10 +301,15 @@ class HarnessRules:
         return True
 
     # ---- LIV-2 waiting: polling or a subscription -------------------------------------------------
-    def wait_by(self, world, client: str, te: ToolExecution) -> str:
-        """"poll" (tasks/get) or "listen" (subscriptions/listen, with one tasks/get to catch up), per
-        `Params.harness_wait`; once a subscription for te ended, polling."""
-        return "listen" if world.params.harness_wait == "listen" and not te.stream_ended else "poll"
+    def wait_by(self, world, client: str, te: ToolExecution) -> tuple[str, ...]:
+        """The ways the harness may wait on te's binding now: "poll" (tasks/get) and "listen"
+        (subscriptions/listen, with one tasks/get to catch up once it is acknowledged). The article
+        names both and prefers neither, so each wait is the harness's choice (`Params.harness_wait`
+        "either"; "poll" or "listen" restricts it). Once a subscription for te ended, polling only: the
+        fallback LIV-2 asks for (subscribing again is not generated)."""
+        if te.stream_ended:
+            return ("poll",)
+        return WAIT_MODES[world.params.harness_wait]
 
     def falls_back_to_polling(self, world, client: str, te: ToolExecution) -> bool:
         """A subscription that ends (the host tears it down, the connection drops) is no fact about
@@ -587,6 +599,7 @@ def _read(world, c, q, purpose, te) -> str:
         kind = result.get("resultType")
         if kind == "task":
             te.binding = Binding(result["taskId"], q.server, R.auth_binding(world, c.name, q.server))
+            _note_interval(world, te, result)
             _fire(world, c, te, "receive_handle")
             if not R.persists_binding_before_waiting(world, c.name, te):
                 _fire(world, c, te, "enter_wait")
@@ -635,6 +648,7 @@ def _take_task(world, c, te, task: dict, how: str) -> str:
     """A remote task view read into the record; a terminal one is the fact HNS-4 waits for."""
     R = world.harness.rules
     status = task["status"]
+    _note_interval(world, te, task)
     if status == "input_required":
         te.input_keys = tuple(task.get("inputRequests", {}))
     if status in wire.TERMINAL_TASK_STATUSES:
@@ -644,6 +658,22 @@ def _take_task(world, c, te, task: dict, how: str) -> str:
         c.proc.dirty.add(te.op)
     R.record_remote_status(world, c.name, te, status)
     return status
+
+
+def _note_interval(world, te, task: dict) -> None:
+    """The `pollIntervalMs` of the task view just read: no tasks/get for te before that much time
+    has passed (rounded up to whole ticks); a view without one leaves the pace to the harness."""
+    ms = task.get("pollIntervalMs")
+    if isinstance(ms, int) and not isinstance(ms, bool) and ms > 0:
+        te.poll_at = world.clock - (-ms // world.params.tick_ms)
+    else:
+        te.poll_at = None
+
+
+def _interval_elapsed(world, te) -> bool:
+    """The last pollIntervalMs has elapsed, or the instance's clock is at its bound (the interval can
+    never elapse in the instance: waiting for it would be the model's bound, not the harness's pace)."""
+    return te.poll_at is None or world.clock >= min(te.poll_at, world.params.max_time)
 
 
 # ---- waiting by subscription (LIV-2) --------------------------------------------------------------
@@ -679,7 +709,8 @@ def _stream_ended(world, c, te) -> str:
     if te is None or te.terminal:
         return ""
     if world.harness.rules.falls_back_to_polling(world, c.name, te):
-        te.listen, te.stream_ended = None, True
+        te.listen = None
+        te.stream_ended = True
         return f"; {te.op} waits by polling now"
     return f"; {te.op} keeps waiting on it"
 
@@ -736,7 +767,8 @@ def harness_restart(world, client):
     c.epochs += 1
     p = c.proc = Process(c.epochs)
     for op, d in c.disk_tes.items():
-        p.tes[op] = replace(d, request=None, pending=None, cancel_req=None, worker=False, listen=None, heard=None)
+        p.tes[op] = replace(d, request=None, pending=None, cancel_req=None, worker=False, listen=None,
+                            caught_up=False, heard=None, poll_at=None)
     for rid, d in c.disk_runs.items():
         p.runs[rid] = replace(d, nodes=dict(d.nodes))
     told = []
@@ -790,32 +822,61 @@ def harness_reissue(world, client, op):
     h.said = f"harness {client} re-issues the tools/call of {op} as {q.id} ({why})"
 
 
+def _waiting(world):
+    """(client, record) for each record of a live process waiting on its binding with no read in flight."""
+    return [(c, te) for c, p in _live(world) for te in p.tes.values()
+            if te.status == "waiting_external" and te.binding is not None and te.pending is None]
+
+
 def _poll_moves(world):
     if world.harness is None or not _can_send(world):
         return []
-    return [dict(client=c.name, op=te.op) for c, p in _live(world) for te in p.tes.values()
-            if te.status == "waiting_external" and te.binding is not None and te.pending is None
-            and te.listen is None]
+    R = world.harness.rules
+    return [dict(client=c.name, op=te.op) for c, te in _waiting(world) if _interval_elapsed(world, te) and (
+        (te.listen is None and "poll" in R.wait_by(world, c.name, te))
+        or (te.listen is not None and not te.caught_up and world.requests[te.listen].phase == "streaming"))]
 
 
 @action("harness", _poll_moves, lambda w, a: w.harness.said, weight=3)
 def harness_poll(world, client, op):
-    """WAITING_EXTERNAL: poll the bound task (no worker is held between polls); or, waiting by
-    subscription, open a subscriptions/listen for it and read it once to catch up (LIV-2)."""
+    """WAITING_EXTERNAL: poll the bound task (no worker is held between polls); or, waiting on a
+    subscription the host has acknowledged, read the task once to catch up on what changed before it."""
     h = world.harness
     c = h.clients[client]
     te = c.proc.tes[op]
     task = world.label(te.binding.task_id)
-    listen = h.rules.wait_by(world, client, te) == "listen"
-    if listen:
-        server, subject = h.rules.binding_credentials(world, client, te)
-        sub = _send(world, c, "listen", op, server, "subscriptions/listen", params={"task_ids": [te.binding.task_id]},
-                    subject=subject)
-        te.listen, te.heard = sub.id, None
+    catch_up = te.listen is not None
     q = _bound_send(world, c, "get", te, "tasks/get")
     te.pending = q.id
-    h.said = (f"harness {client} subscribes to {task} with subscriptions/listen {te.listen} and reads it with tasks/get "
-              f"{q.id} ({op})" if listen else f"harness {client} polls tasks/get {q.id} for {task} ({op})")
+    if catch_up:
+        te.caught_up = True
+        h.said = f"harness {client} reads {task} with tasks/get {q.id} to catch up on subscription {te.listen} ({op})"
+    else:
+        h.said = f"harness {client} polls tasks/get {q.id} for {task} ({op})"
+
+
+def _listen_moves(world):
+    if world.harness is None or not _can_send(world):
+        return []
+    R = world.harness.rules
+    return [dict(client=c.name, op=te.op) for c, te in _waiting(world)
+            if te.listen is None and "listen" in R.wait_by(world, c.name, te)]
+
+
+@action("harness", _listen_moves, lambda w, a: (
+    f"harness {a['client']} waits on {w.label(w.harness.clients[a['client']].proc.tes[a['op']].binding.task_id)} "
+    f"by subscriptions/listen {w.last_request()} ({a['op']})"), weight=2)
+def harness_listen(world, client, op):
+    """WAITING_EXTERNAL, waiting by subscription (LIV-2): open a subscriptions/listen for the bound
+    task, with the persisted server and credentials (HNS-6); once the host acknowledges it, one
+    tasks/get catches up (`harness_poll`), and each notifications/tasks is read as it comes."""
+    h = world.harness
+    c = h.clients[client]
+    te = c.proc.tes[op]
+    server, subject = h.rules.binding_credentials(world, client, te)
+    sub = _send(world, c, "listen", op, server, "subscriptions/listen", params={"task_ids": [te.binding.task_id]},
+                subject=subject)
+    te.listen, te.caught_up, te.heard = sub.id, False, None
 
 
 def _update_moves(world):

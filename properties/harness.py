@@ -471,7 +471,8 @@ STORIES = {
         ("harness_crash", dict(client=H1)), ("harness_restart", dict(client=H1))] + _poll("r2"),
     "harness-chooses-per-operation": [
         ("harness_discover", dict(client=H1, server="S1")), ("harness_receive", dict(request="r1")),
-        ("harness_start", dict(client=H1, server="S1", long=True))],           # a long op declares
+        ("harness_start", dict(client=H1, server="S1", long=True)),            # a long op declares
+        ("harness_start", dict(client=H1, server="S1", long=False, short=True))],   # a short one does not
     "harness-local-authority": _BOUND + _poll("r2") + [
         ("run_start", run_no(1)), ("run_complete", run_no(1))] + _poll("r3"),
     # The two ways the harness answers input: tasks/update for a bound task that reads

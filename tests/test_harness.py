@@ -311,3 +311,86 @@ def test_a_restart_ends_an_unanswered_cancelled_call_as_effect_unknown():
     do(w, "harness_crash", client="H1")
     do(w, "harness_restart", client="H1")
     assert te_of(w).status == "unknown"
+
+
+# ---- LIV-2: waiting by polling or by subscription ----------------------------------------------
+def test_the_harness_chooses_at_each_wait_to_poll_or_to_subscribe():
+    w = composed_world()
+    _, op = bound(w)
+    assert w.params.harness_wait == "either"
+    assert w.moves("harness_poll") == [dict(client="H1", op=op)] == w.moves("harness_listen")
+    for mode, poll, listen in (("poll", True, False), ("listen", False, True)):
+        r = composed_world(World().params.with_(harness_wait=mode))
+        bound(r)
+        assert (r.moves("harness_poll") != []) == poll and (r.moves("harness_listen") != []) == listen, mode
+
+
+def test_a_subscription_is_read_once_to_catch_up_once_acknowledged_then_by_its_notifications():
+    w = composed_world()
+    qid, op = bound(w)
+    run = w.requests[qid].run
+    do(w, "harness_listen", client="H1", op=op)
+    sub = w.requests[last(w)]
+    assert sub.method == "subscriptions/listen" and sub.phase == "streaming" and te_of(w).listen == sub.id
+    assert (sub.server, sub.subject) == ("S1", "alice")            # the binding's (HNS-6)
+    assert w.moves("harness_listen") == []
+    get = read_poll(w)                                              # the catch-up read, after the ack
+    assert w.requests[get].method == "tasks/get" and te_of(w).caught_up
+    assert w.moves("harness_poll") == []                           # waiting on the stream now
+    do(w, "run_start", run=run)
+    do(w, "run_complete", run=run)
+    assert {"request": sub.id} in w.moves("harness_receive")
+    step = do(w, "harness_receive", request=sub.id)
+    assert "notifications/tasks" in step.note and te_of(w).status == "completed" and te_of(w).listen is None
+
+
+@pytest.mark.parametrize("end", ["end_listen", "disconnect"])
+def test_a_stream_that_ends_by_teardown_or_disconnect_falls_back_to_polling(end):
+    w = composed_world()
+    qid, op = bound(w)
+    do(w, "harness_listen", client="H1", op=op)
+    sub = last(w)
+    do(w, end, request=sub)
+    step = do(w, "harness_receive", request=sub)
+    te = te_of(w)
+    assert te.stream_ended and te.listen is None and "waits by polling now" in step.note
+    assert w.moves("harness_listen") == [] and w.moves("harness_poll") == [dict(client="H1", op=op)]
+    run = w.requests[qid].run
+    do(w, "run_start", run=run)
+    do(w, "run_complete", run=run)
+    read_poll(w)
+    assert te_of(w).status == "completed"
+
+
+def test_polls_honour_the_poll_interval_of_the_last_task_view():
+    from model.rules import Rules
+
+    class Paced(Rules):
+        def create_task_result(self, world, run, q):
+            return dict(super().create_task_result(world, run, q), pollIntervalMs=1500)
+
+    w = World.composed(None, Paced(), None)
+    _, op = bound(w)
+    assert te_of(w).poll_at == 2                                   # 1500 ms at 1000 ms a tick: two ticks
+    assert w.moves("harness_poll") == [] and w.moves("harness_listen") != []
+    do(w, "clock_tick")
+    assert w.moves("harness_poll") == []
+    do(w, "clock_tick")
+    assert w.moves("harness_poll") == [dict(client="H1", op=op)]
+    read_poll(w)                                                   # a tasks/get without one: the harness's pace
+    assert te_of(w).poll_at is None and w.moves("harness_poll") == [dict(client="H1", op=op)]
+    stopped = World.composed(World().params.with_(max_time=0), Paced(), None)
+    bound(stopped)                                                 # a clock that cannot tick: polls anyway
+    assert stopped.moves("harness_poll") == [dict(client="H1", op="op1")]
+
+
+# ---- HNS-7: short exchanges ------------------------------------------------------------------
+def test_short_exchanges_are_started_on_the_baseline_and_never_declare_tasks():
+    w = composed_world()
+    assert w.params.harness_short_ops
+    assert dict(client="H1", server="S1", long=False, short=True) in w.moves("harness_start")
+    do(w, "harness_start", client="H1", server="S1", long=False, short=True)
+    q = w.requests[last(w)]
+    assert te_of(w).short and not te_of(w).declared and not q.declares_tasks
+    off = composed_world(World().params.with_(harness_short_ops=False))
+    assert not any(m.get("short") for m in off.moves("harness_start"))

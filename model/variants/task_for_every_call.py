@@ -16,5 +16,4 @@ class TaskForEveryCall(Amendment):
     source = "harness article §MRTR versus Tasks"
     changes = "the harness declares Tasks on every call, short ones too"
     expect = {"HNS-7": "refuted"}
-    params = {"harness_short_ops": True}
     harness_rules = _TaskForEveryCall

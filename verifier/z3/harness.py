@@ -1,4 +1,4 @@
-"""The client harness in the Z3 encoding: the twelve actions of `model.harness`, over the composed world.
+"""The client harness in the Z3 encoding: the actions of `model.harness`, over the composed world.
 
 A composed encoding (`ComposedEncoding(params, rules)`, for the baseline harness or a variant with `harness_rules`) adds the
 harness clients of `Params.harness_clients` to the host's state and relation. Its state, per harness
@@ -17,6 +17,10 @@ defaults. What is dropped, and why that is sound: the reason texts (no property 
 the disk copies of the volatile fields (a restart clears them before any use), a binding's server and
 auth (always the record's server and its client's Subject: `abstract` checks both).
 
+The encoded harness is the executable one restricted as `HARNESS_PARAMS` states: it waits by polling
+only and starts no short exchange (`NOT_ENCODED_HARNESS`); those behaviours of the default instance are
+judged by the executable engines, and a composed encoding asked for them is refused.
+
 Each harness rule a client variant overrides is described by a flag (`HARNESS_BASELINE_FLAGS`), checked
 like the host's flags: a flag that misdescribes its rule fails the cross-check.
 """
@@ -27,8 +31,8 @@ from model.harness import LOCAL_RUN_STATUSES, HarnessRules
 from model.lifecycle import TOOL_EXECUTION_STATES, TOOL_EXECUTION_TERMINAL
 from model.variants.mirror_remote_status import MIRROR
 
-from .encoding import (ADD, AND, BITAND, EQ, ERRORS, IN, ITE, LE, LT, NOT, OR, PH, RESP, RESPONSES, RETRY_RESERVE, TS,
-                       Z3_PARAMS, Args, Encoding, Sizes, UnsupportedVariant)
+from .encoding import (ACTION_ARG_FIELDS, ADD, AND, BITAND, EQ, ERRORS, IN, ITE, LE, LT, NOT, OR, PH, RESP, RESPONSES,
+                       RETRY_RESERVE, TS, Z3_PARAMS, Args, Encoding, Sizes, UnsupportedVariant)
 
 TE = {s: i for i, s in enumerate(TOOL_EXECUTION_STATES)}
 TE_TERMINAL = tuple(TE[s] for s in TOOL_EXECUTION_STATES if s in TOOL_EXECUTION_TERMINAL)
@@ -42,7 +46,17 @@ TASK_TERMINAL = (TS["completed"], TS["failed"], TS["cancelled"])
 # (max_requests 0: their MRTR retries keep their reserve); one interrupt, a clock of two ticks.
 HARNESS_PARAMS = Z3_PARAMS.with_(max_requests=0, max_runs=1, max_effects=1, max_time=2, retention=1,
                                  harness_clients=(("H1", "alice"),), harness_max_runs=1, harness_max_requests=3,
-                                 harness_max_crashes=1, harness_max_attempts=2)
+                                 harness_max_crashes=1, harness_max_attempts=2,
+                                 harness_wait="poll", harness_short_ops=False)
+# What the executable harness generates and this encoding does not: its verdicts are judged on a harness
+# restricted as HARNESS_PARAMS states (a composed encoding with any other value is refused), and these
+# behaviours are judged by the executable engines alone.
+NOT_ENCODED_HARNESS = {
+    "harness_wait": "waiting by subscriptions/listen (the encoded harness waits by polling only; "
+                    "`harness_listen` is never enabled)",
+    "harness_short_ops": "operations that need only a short exchange (HNS-7's short half)",
+    "pollIntervalMs": "pacing polls by a task's pollIntervalMs (the host sends none)",
+}
 
 HARNESS_BASELINE_FLAGS = {
     "tasks_offered": "observed",                 # | "always": every server taken to offer Tasks, unasked
@@ -71,6 +85,11 @@ REQ_H = {"hq_purpose": ("int", -1), "hq_op": ("int", -1), "hq_epoch": ("int", 0)
 H_ACTIONS = ("harness_discover", "harness_start", "harness_receive", "harness_persist", "harness_crash",
              "harness_restart", "harness_reissue", "harness_poll", "harness_update", "harness_mrtr",
              "harness_cancel", "harness_send_cancel")
+# Actions of the executable harness that the encoded instance never enables (NOT_ENCODED_HARNESS): each
+# has a case whose guard is false, so the relation still names every executable action.
+H_NEVER = ("harness_listen",)
+for _name in H_NEVER:
+    ACTION_ARG_FIELDS.setdefault(_name, ("client", "op"))
 
 
 def harness_flags(harness_rules, name: str, table: dict) -> dict:
@@ -93,7 +112,7 @@ def harness_flags(harness_rules, name: str, table: dict) -> dict:
 
 class ComposedEncoding(Encoding):
     """The transition relation of `World.composed(params, rules, harness_rules)`: the host's, with the
-    harness's fields and twelve actions."""
+    harness's fields and actions (`harness_listen` never enabled: NOT_ENCODED_HARNESS)."""
 
     def __init__(self, params=None, rules=None, harness_rules=None, table=None):
         hr = harness_rules if harness_rules is not None else getattr(rules, "harness_rules", None)
@@ -104,6 +123,9 @@ class ComposedEncoding(Encoding):
         super().__init__(params or HARNESS_PARAMS, rules)
         if len(self.params.harness_clients) != self.sizes.hclients:
             raise UnsupportedVariant("harness clients")
+        for key in ("harness_wait", "harness_short_ops"):
+            if getattr(self.params, key) != getattr(HARNESS_PARAMS, key):
+                raise UnsupportedVariant(f"{key}={getattr(self.params, key)!r}: {NOT_ENCODED_HARNESS[key]} is not encoded")
 
     def instance_sizes(self, P) -> Sizes:
         """The host's slots, plus a request per harness request and a run per creating harness call: a
@@ -119,7 +141,7 @@ class ComposedEncoding(Encoding):
         return list(self.params.clients) + [name for name, _ in self.params.harness_clients]
 
     def encoded_actions(self) -> tuple:
-        return super().encoded_actions() + H_ACTIONS
+        return super().encoded_actions() + H_ACTIONS + H_NEVER
 
     def world(self):
         from model.world import World
@@ -461,6 +483,10 @@ class ComposedEncoding(Encoding):
         self.put(t, "hq_err", q, AND(done, NOT(self.tool_ok(self.sel(s, "r_status", bind)))))
         self.put(t, "ho_pend", o, q)
         return g
+
+    def act_harness_listen(self, s, A, t):
+        """Never enabled: the encoded harness waits by polling (`harness_wait` "poll", NOT_ENCODED_HARNESS)."""
+        return False
 
     def act_harness_update(self, s, A, t):
         o = A.op

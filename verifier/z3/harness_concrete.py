@@ -92,7 +92,7 @@ H_ARG_NAMES = {
     "harness_receive": ("request",), "harness_persist": ("client", "op"), "harness_crash": ("client",),
     "harness_restart": ("client",), "harness_reissue": ("client", "op"), "harness_poll": ("client", "op"),
     "harness_update": ("client", "op"), "harness_mrtr": ("client", "op"), "harness_cancel": ("client", "run"),
-    "harness_send_cancel": ("client", "op"),
+    "harness_send_cancel": ("client", "op"), "harness_listen": ("client", "op"),
 }
 
 
