@@ -78,7 +78,8 @@ def _expected(v, catalogue):
 def variant_table(only, budget, random_budget):
     from verifier.explore import explore
     catalogue = list(load_catalogue().values())
-    manifest = json.loads((ROOT / "counterexamples" / "manifest.json").read_text())["variants"]
+    recorded = json.loads((ROOT / "counterexamples" / "manifest.json").read_text())
+    manifest, own = recorded["variants"], recorded["settings"].get("per_variant", {})
     print(f"\n{'variant':38s} {'property':38s} {'scope':15s} {'bfs s':>6s} {'len':>4s} "
           f"{'random s':>8s} {'len':>4s} {'manifest':>8s}")
     for name, v in sorted(builtins().items()):
@@ -86,9 +87,10 @@ def variant_table(only, budget, random_budget):
             continue
         for p in _expected(v, catalogue):
             row = None
-            for sc_name in ("host-small", "host-rest", "host-clock", "host-pair", "composed-small"):
+            mine = [spec for spec, ids in own.get(name, {}).get("bfs_scopes", {}).items() if set(ids) & set(p.ids)]
+            for sc_name in ("host-small", *mine, "host-rest", "host-clock", "host-pair", "composed-small"):
                 sc = scopes.parse(sc_name)
-                if sc.composed != (p.area in bfs.HARNESS_AREAS):
+                if sc.composed != (p.area in bfs.HARNESS_AREAS) and sc_name not in mine:    # the gate's own scopes
                     continue
                 s = bfs.search(bfs.make_world_for(v, sc), [p], sc, deadline=time.monotonic() + budget,
                                max_depth=sc.depth, want_graph=p.kind == "liveness")

@@ -10,7 +10,10 @@ still read "holds"). Premise counts of a variant far below the baseline's are re
 
 With `"bfs": true` in the manifest's settings (the built-in manifest has it), each variant is also
 searched exhaustively at the default scopes, and its verdicts, shortest lengths, distinct states and
-depth are recorded and compared exactly (the search is deterministic).
+depth are recorded and compared exactly (the search is deterministic). A variant whose flaw the
+default scopes leave out names the scopes that hold it and the ids each is for
+(`settings.per_variant.<name>.bfs_scopes`, e.g. {"host-rest": ["NTF-2"]}): there those
+ids' properties are searched too, until each is answered, and recorded under the scope's spec.
 
 By default the gate runs the baseline and every built-in variant against
 `counterexamples/manifest.json`; `--variants DIR|FILE...` runs a spec repository's own amendments
@@ -69,25 +72,51 @@ def _explore_one(spec: str, settings: dict) -> dict:
 def _search_one(v, settings: dict, only: str | None = None) -> dict:
     """The exhaustive search at the default scopes, as the manifest records it (as tlaplus/Examples'
     manifest does: verdicts, distinct states, depth): the host's properties at host-small for every
-    variant, the harness's at composed-small for the baseline and the client variants (`only`: at
-    the scope of that name alone)."""
-    from properties.base import load_catalogue
-
-    from .engines import bfs, scopes
-    host, harness = bfs.split_catalogue(list(load_catalogue().values()))
-    plan = [(scopes.parse(None), host)]
-    if v is None or getattr(v, "harness_rules", None) is not None:
-        plan.append((scopes.parse(None, composed=True), harness))
+    variant, the harness's at composed-small for the baseline and the client variants; then, at each
+    of the variant's own `bfs_scopes`, the properties of the ids named for it, recorded under the
+    scope's spec (`only`: at the scope of that name alone)."""
+    from .engines import bfs
     out = {}
-    for scope, props in plan:
+    for scope, props in search_plan(v, settings):
         if only is not None and scope.name != only:
             continue
         s, verdicts, _ = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
         out[scope.name] = {"distinct": s.distinct, "generated": s.generated, "depth": s.depth,
                            "complete": s.complete,
+                           # an own scope's search ends once each of its properties is answered, or at
+                           # the scope's depth bound: a finished search all the same
+                           **({"settled": True} if s.settled else {}), **({"bounded": True} if s.bounded else {}),
                            "verdicts": {x.name: x.verdict for x in verdicts},
                            "lengths": {x.name: x.length for x in verdicts if x.length is not None}}
     return out
+
+
+def search_plan(v, settings: dict) -> list:
+    """[(scope, properties)] the gate searches a variant at: the default scopes, then its own
+    (`settings["bfs_scopes"]`: {scope spec: [requirement ids]}, each id one the variant expects
+    refuted)."""
+    from properties.base import load_catalogue
+
+    from .engines import bfs, scopes
+    catalogue = list(load_catalogue().values())
+    host, harness = bfs.split_catalogue(catalogue)
+    plan = [(scopes.parse(None), host)]
+    if v is None or getattr(v, "harness_rules", None) is not None:
+        plan.append((scopes.parse(None, composed=True), harness))
+    refuted = {rid for rid, want in dict(getattr(v, "expect", None) or {}).items() if want == "refuted"}
+    for spec, ids in (settings.get("bfs_scopes") or {}).items():
+        try:
+            scope = scopes.parse(spec)
+        except scopes.ScopeError as e:
+            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {e}") from None
+        props = [p for p in catalogue if set(p.ids) & set(ids)]    # judged at this scope, whichever side
+        if not ids or not set(ids) <= refuted or not props:
+            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {spec!r}: {ids} are not ids the variant "
+                             f"expects refuted")
+        if scope.name in {sc.name for sc, _ in plan}:
+            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {spec!r} is already searched")
+        plan.append((scope, props))
+    return plan
 
 
 def compare_bfs(name: str, recorded: dict | None, got: dict | None) -> list[str]:
@@ -102,10 +131,10 @@ def compare_bfs(name: str, recorded: dict | None, got: dict | None) -> list[str]
         if was is None:
             out.append(f"{name}: bfs at {scope} not in the manifest")
             continue
-        if not now["complete"]:
+        if not (now["complete"] or now.get("settled") or now.get("bounded")):
             out.append(f"{name}: bfs at {scope} did not complete ({now['distinct']} states by depth {now['depth']})")
-        for key in ("distinct", "depth"):
-            if now[key] != was.get(key):
+        for key in ("distinct", "depth", "settled", "bounded"):
+            if now.get(key) != was.get(key):
                 out.append(f"{name}: bfs at {scope}: {key} was {was.get(key)}, now {now[key]}")
         for prop, verdict in now["verdicts"].items():
             if was["verdicts"].get(prop) != verdict:
