@@ -1,9 +1,10 @@
 """The gate's variants on a pool of workers (`taskmodel gate --cluster ...`).
 
 Each variant is independent tasks: its seeded exploration (`gate._explore_one` without the
-exhaustive search) and, when the manifest records it, its exhaustive search at each default scope
-(`gate._search_one`). All are deterministic, so the variant's record merged from them is the one a
-local gate process computes, and the manifest written is byte for byte the local gate's. The
+exhaustive search) and, when the manifest records it, its exhaustive search at each scope of its
+plan (`gate.search_plan`: the default scopes, then its own). All are deterministic, so the
+variant's record merged from them is the one a local gate process computes, and the manifest
+written is byte for byte the local gate's. The
 exploration's chunks stay in one task: a chunk checks only the properties earlier chunks have not
 refuted, so the chunks of one seed are not independent.
 """
@@ -40,11 +41,13 @@ def explore_all(pool, order: list[str], specs: dict, settings: dict) -> dict:
     from .. import gate
     from ..engines import scopes
     searched = [n for n in order if settings[n].get("bfs")]
-    composed = [n for n in searched if n == "baseline" or getattr(gate._variant(specs[n]), "harness_rules", None)]
+    plans = {n: [sc.name for sc, _ in gate.search_plan(gate._variant(specs[n]), settings[n])] for n in searched}
+    composed = [n for n in searched if scopes.DEFAULT_COMPOSED in plans[n]]
+    others = [(n, sc) for n in searched for sc in plans[n] if sc != scopes.DEFAULT_COMPOSED]
     items = [("search", _spec(specs[n]), settings[n], scopes.DEFAULT_COMPOSED) for n in composed]
     items += [("explore", _spec(specs[n]), settings[n], None) for n in order]
-    items += [("search", _spec(specs[n]), settings[n], scopes.DEFAULT_HOST) for n in searched]
-    names = composed + order + searched
+    items += [("search", _spec(specs[n]), settings[n], sc) for n, sc in others]
+    names = composed + order + [n for n, _ in others]
     results = pool.map(_part, items)
     done = {n: got for (kind, *_), n, got in zip(items, names, results) if kind == "explore"}
     for (kind, *_), n, got in zip(items, names, results):
@@ -52,6 +55,5 @@ def explore_all(pool, order: list[str], specs: dict, settings: dict) -> dict:
             done[n].setdefault("bfs", {}).update(got["bfs"])
             done[n]["elapsed"] = round(done[n]["elapsed"] + got["elapsed"], 2)
     for n in searched:          # the scopes in the order a local gate process searches them
-        done[n]["bfs"] = {k: done[n]["bfs"][k] for k in (scopes.DEFAULT_HOST, scopes.DEFAULT_COMPOSED)
-                          if k in done[n]["bfs"]}
+        done[n]["bfs"] = {k: done[n]["bfs"][k] for k in plans[n] if k in done[n]["bfs"]}
     return done
