@@ -100,8 +100,11 @@ class Params:
         return next(s for s in self.subjects if s.name == name)
 
     def client_subject(self, client: str) -> Subject:
+        """Cn speaks for the n-th Subject (C1 alice, ..., C4 mallory), whichever clients a scope keeps;
+        a client of another name by its place among the clients."""
         if client in self.clients:
-            return self.subjects[self.clients.index(client) % len(self.subjects)]
+            n = int(client[1:]) - 1 if client[:1] == "C" and client[1:].isdigit() else self.clients.index(client)
+            return self.subjects[n % len(self.subjects)]
         return self.subject(dict(self.harness_clients)[client])
 
     def rest_callers(self) -> tuple[Subject, ...]:
