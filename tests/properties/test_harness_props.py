@@ -1,20 +1,24 @@
-"""HNS-1..HNS-6: each holds on its baseline story (`properties.harness.STORIES`), which exercises
+"""HNS-1..HNS-7: each holds on its baseline story (`properties.harness.STORIES`), which exercises
 its premise, and each is refuted by its planted client mutant (requirements.md, Variants) with a
 message naming the values.
 
-The five client mutants are one-method overrides of `model.harness.HarnessRules`.
+The client mutants are one-method overrides of `model.harness.HarnessRules`.
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from model.actions import load_all
+from model.amend import load_file
 from model.harness import HarnessRules
 from model.world import composed_world
-from properties.base import CATALOGUE
+from properties.base import CATALOGUE, load_catalogue
 from properties.harness import STORIES, play
+from verifier.engines.bfs import run_bfs
 from verifier.machine import Observations, make_machine
 
 HNS = [p for p in CATALOGUE.values() if p.area == "harness"]
@@ -71,6 +75,14 @@ class PollWithDefaultCredentials(HarnessRules):
         return te.binding.server, "carol" if world.harness.clients[client].proc.epoch > 1 else te.binding.auth
 
 
+class TaskForEveryCall(HarnessRules):
+    """HNS-7: a short exchange declares Tasks too (where the server was not seen refusing them)."""
+    name = "task-for-every-call"
+
+    def declares_tasks(self, world, client, te):
+        return self.tasks_offered(world, client, te.server) is not False
+
+
 # ---- driving a story ----------------------------------------------------------------------------
 def drive(story, harness_rules=None, target=None):
     """Play a story on a composed world, checking the HNS properties after each step; stop once the
@@ -102,6 +114,8 @@ CASES = [
      ("H1 sent tasks/get r2", "op1", "task of run1", "as carol", "auth alice")),
     ("harness-local-authority", MirrorRemoteStatus,
      ("H1's local run L1", "'working'", "'running'", "task of run1 reads working")),
+    ("harness-chooses-per-operation", TaskForEveryCall,
+     ("H1 sent tools/call r3 for op2", "a short exchange", "io.modelcontextprotocol/tasks")),
 ]
 
 
@@ -134,6 +148,27 @@ def test_a_reissue_of_a_bound_operation_is_told_by_the_restart_trace_too():
     message = HARNESS_3.check(world, step)
     assert "H1 sent tools/call r2 for op1 again" in message
     assert "binding to task of run1 on S1 (auth alice) was persisted" in message
+
+
+# ---- the harness rows of the planted-mutant corpus (tests/quality/test_corpus.py) ----------------
+QUALITY = Path(__file__).resolve().parents[1] / "quality"
+# (file, the id it refutes now, its corpus scope with the old baseline's harness parameters, and no crash
+# so that the complete search is short)
+OLD_HARNESS = [
+    ("harness_teardown_only_fallback.py", "LIV-2",
+     "composed-small,harness_max_crashes=0,harness_short_ops=False,harness_wait='poll'"),
+    ("harness_short_declares_where_offered.py", "HNS-7", "composed-small,harness_max_crashes=0,harness_short_ops=False"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("file, rid, scope", OLD_HARNESS, ids=[c[0] for c in OLD_HARNESS])
+def test_a_harness_corpus_mutant_held_where_the_old_baseline_never_generated_its_behaviour(file, rid, scope):
+    """The harness of the old baseline waited by polling only and started no short exchange: at those
+    parameters the corpus mutant's id is proved, which is what the widened harness now refutes."""
+    props = [p for p in load_catalogue().values() if rid in p.ids]
+    r = run_bfs(load_file(str(QUALITY / file)), scope=scope, props=props, budget=300)
+    assert [v.verdict for v in r.verdicts] == ["proved"], [(v.name, v.verdict, v.message) for v in r.verdicts]
 
 
 # ---- random composed steps ---------------------------------------------------------------------

@@ -36,6 +36,9 @@ CORPUS = [
     # HTTP: the status an unreadable task's -32602 is sent with.
     ("http_purged_task_gone.py", "host-clock,retention=0,max_time=0", "WIRE-5"),
     ("http_foreign_task_403.py", 'host-small,clients=("C1","C2","C3","C4")', "WIRE-5"),
+    # The harness: a stream dropped (not torn down) never falls back; a short exchange declaring Tasks.
+    ("harness_teardown_only_fallback.py", "composed-small,harness_max_crashes=0,harness_short_ops=False", "LIV-2"),
+    ("harness_short_declares_where_offered.py", "composed-small", "HNS-7"),
 ]
 
 
