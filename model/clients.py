@@ -12,6 +12,7 @@ from .state import Request
 
 TOOLS = ("flow", "task-only")     # task-only refuses a call without the extension (-32021)
 RESPONSES = ("accept", "decline", "cancel")
+NEVER_ISSUED = "acme/i-neverissuedneverissued"      # a well-formed inputResponses key naming no interrupt
 # An MRTR retry may also leave a key unanswered: it resolves nothing, and its requestState is spent.
 RETRY_RESPONSES = (*RESPONSES, "none")
 
@@ -75,6 +76,7 @@ REQUEST_FORMS = {
                        "same tenant, another Subject's run", "fabricated", "malformed"),
     "routing header": ("matching", "mismatched"),
     "tasks/update key": ("issued", "issued, projected form", "never issued"),
+    "tasks/update keys": ("one", "two of one run", "two of two runs", "one issued, one never issued"),
     "answer action": ("accept", "decline", "cancel", "none"),
     "answer content": ("tasks/update: accept with content", "tasks/update: decline or cancel without",
                        "MRTR retry: accept with content", "MRTR retry: decline or cancel without"),
@@ -103,6 +105,8 @@ def request_forms(world, q) -> list[tuple[str, str]]:
         issued = run.interrupts if run is not None else ()
         out += [("tasks/update key", "issued" if k in issued else "issued, projected form"
                  if identity.unproject(k) in issued else "never issued") for k in answers or {}]
+        if answers:
+            out.append(("tasks/update keys", _keys_form(world, issued, list(answers))))
     if answers is not None:
         out += [("answer action", a.get("action", "none")) for a in answers.values()] or [("answer action", "none")]
         how = "tasks/update" if q.method == "tasks/update" else "MRTR retry"
@@ -117,6 +121,15 @@ def request_forms(world, q) -> list[tuple[str, str]]:
         out.append(("mrtr requestState", "another principal's" if rs is None or rs.principal != q.subject
                     else "spent by an earlier retry" if spent else "issued to the caller"))
     return out
+
+
+def _keys_form(world, issued, keys) -> str:
+    if len(keys) == 1:
+        return "one"
+    named = [world.interrupts.get(k) or world.interrupts.get(identity.unproject(k) or "") for k in keys]
+    if any(i is None for i in named):
+        return "one issued, one never issued"
+    return "two of one run" if all(k in issued for k in keys) else "two of two runs"
 
 
 def _ref_form(world, q) -> str:
@@ -283,7 +296,7 @@ def _update_extra(world, server, ref):
     run = world.runs.get(raw) if raw else None
     keys = list(run.interrupts) if run else []
     # Each key also in its projected form: under P-KEYFORM "raw" that names no interrupt.
-    keys = keys + [identity.project(k) for k in keys] + ["acme/i-neverissuedneverissued"]
+    keys = keys + [identity.project(k) for k in keys] + [NEVER_ISSUED]
     return [dict(key=k, response=r) for k in keys for r in RESPONSES]
 
 
@@ -293,6 +306,37 @@ def tasks_update(world, client, server, ref, transport, declare, header_ok, key,
     content = {"action": response, **({"content": {"approved": True}} if response == "accept" else {})}
     receive(world, new_request(world, client, server, transport, "tasks/update", declares_tasks=declare,
                                task_ref=ref, header_ok=header_ok, params={"input_responses": {key: content}}))
+
+
+def _two_key_moves(world):
+    """A tasks/update answering two keys at once, with one action for both: two open keys of a run
+    with parallel nodes (one answered, the other outstanding: partial fulfilment when only one
+    resolves), an issued key beside one never issued, an issued key beside another run's. Sent by
+    every client, declaring, over HTTP, to the run's own task id."""
+    if not _budget(world):
+        return []
+    out = []
+    for r in world.runs.values():
+        if not r.interrupts or r.purged:
+            continue
+        first, last = r.interrupts[0], r.interrupts[-1]
+        others = [i for i in world.interrupts if world.interrupts[i].run != r.id][:1]
+        pairs = ([(first, r.interrupts[1])] if len(r.interrupts) > 1 else []) + [(last, NEVER_ISSUED)] + \
+            [(last, o) for o in others]
+        ref = world.rules.task_id(world, r)
+        out += [dict(client=c, server=r.server, ref=ref, key=k, also=a, response=resp)
+                for c in world.params.clients for k, a in pairs for resp in RESPONSES]
+    return out
+
+
+@action("client", _two_key_moves, lambda w, a: (
+    f"client {a['client']} sends tasks/update {w.last_request()} for {w.label(a['ref'])} answering "
+    f"{w.label(a['key'])} and {w.label(a['also'])} with {a['response']}"))
+def tasks_update_two(world, client, server, ref, key, also, response):
+    """tasks/update with two inputResponses keys, one answer action for both."""
+    content = {"action": response, **({"content": {"approved": True}} if response == "accept" else {})}
+    receive(world, new_request(world, client, server, "http", "tasks/update", declares_tasks=True, task_ref=ref,
+                               header_ok=True, params={"input_responses": {key: content, also: dict(content)}}))
 
 
 @action("client", _task_moves, _say_task("tasks/cancel"))

@@ -292,26 +292,40 @@ INTERRUPT_KINDS = {"approval": "request_approval", "clarification": "request_inp
                    "external-event": "await_external"}
 
 
+# The status a run waits in for each kind: a waiting run's other node (parallel nodes) may suspend on
+# another interrupt of the kind it already waits on, and it resumes once every one is resolved.
+WAITS_ON = {"waiting-approval": "approval", "waiting-input": "clarification", "waiting-external": "external-event"}
+
+
+def _forms(kind):
+    return (True, False) if kind != "external-event" else (True,)
+
+
 def _interrupt_moves(world):
     cap = world.params.max_interrupts
     if len(world.interrupts) >= (world.params.max_runs if cap is None else cap):
         return []
-    return [dict(run=r.id, kind=k, form=f) for r in _runs_in(world, "running")
-            for k in INTERRUPT_KINDS for f in ((True, False) if k != "external-event" else (True,))]
+    return ([dict(run=r.id, kind=k, form=f) for r in _runs_in(world, "running") for k in INTERRUPT_KINDS
+             for f in _forms(k)]
+            + [dict(run=r.id, kind=WAITS_ON[r.status], form=f) for r in _runs_in(world, *WAITS_ON)
+               for f in _forms(WAITS_ON[r.status])])
 
 
 @action("host", _interrupt_moves, lambda w, a: (
-    f"{w.label(a['run'])} suspends on {w.label(w.runs[a['run']].interrupts[-1])}, an {a['kind']} interrupt"
-    f"{'' if a['form'] else ' (credential)'}"))
+    f"{'another node of ' if len(w.runs[a['run']].open_interrupts(w)) > 1 else ''}{w.label(a['run'])} suspends on "
+    f"{w.label(w.runs[a['run']].interrupts[-1])}, an {a['kind']} interrupt{'' if a['form'] else ' (credential)'}"))
 def run_interrupt(world, run, kind, form):
-    """The run suspends on an interrupt: approval (bob approves), clarification, or an external event."""
+    """The run suspends on an interrupt: approval (bob approves), clarification, or an external event;
+    a run already waiting on that kind opens another one (a parallel node), its status unchanged."""
     r = world.runs[run]
+    waiting = r.status in WAITS_ON
     approvers = ("bob",) if kind == "approval" else None
     i = Interrupt(id=world.rules.mint_interrupt_id(world, r.tenant), run=r.id, kind=kind, approvers=approvers, form=form,
                   label=f"i{len(world.interrupts) + 1}")
     world.interrupts[i.id] = i
     r.interrupts.append(i.id)
-    world.set_status(r, INTERRUPT_KINDS[kind])
+    if not waiting:
+        world.set_status(r, INTERRUPT_KINDS[kind])
     world.append(r, {"type": "interrupt.requested", "interruptId": i.id, "kind": kind, "approvers": approvers})
 
 

@@ -17,11 +17,13 @@ class Subject:
 
 SUBJECTS = (
     # alice owns what she starts and may cancel and respond; bob is the approver; carol only reads;
-    # mallory holds every scope, in another tenant.
+    # mallory holds every scope, in another tenant; dave, in alice's tenant, may cancel and respond
+    # but not read (getRun refuses him, so every task is unreadable to him: ISO-1's missing scope).
     Subject("alice", "acme", frozenset({"runs:read", "runs:cancel", "approvals:respond"})),
     Subject("bob", "acme", frozenset({"runs:read", "approvals:respond"})),
     Subject("carol", "acme", frozenset({"runs:read"})),
     Subject("mallory", "beta", frozenset({"runs:read", "runs:cancel", "approvals:respond"})),
+    Subject("dave", "acme", frozenset({"runs:cancel", "approvals:respond"})),
 )
 
 
@@ -51,7 +53,7 @@ class Params:
     # Instance sizes (small by default; every run states them).
     subjects: tuple[Subject, ...] = SUBJECTS
     tenants: tuple[str, ...] = ("acme", "beta")
-    clients: tuple[str, ...] = ("C1", "C2", "C3", "C4")  # C1 is alice's, C2 bob's, C3 carol's, C4 mallory's
+    clients: tuple[str, ...] = ("C1", "C2", "C3", "C4", "C5")  # alice's, bob's, carol's, mallory's, dave's
     servers: tuple[tuple[str, bool], ...] = (("S1", True), ("S2", False))  # (name, serves Tasks)
     max_requests: int = 12
     max_runs: int = 4

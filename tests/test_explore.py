@@ -68,6 +68,7 @@ def test_shrink_translates_task_references_after_removing_steps():
     make, w, second = _two_calls()
     for ref in (identity.project(second), identity.project(second).replace("~2F", "%2F")):
         w.apply("tasks_get", dict(client="C1", server="S1", ref=ref, transport="http", declare=True, header_ok=True))
+        w.apply("respond", dict(request=w.last_request()))
 
     def two_reads(world, step):
         n = sum(q.method == "tasks/get" and "result" in (q.response or {}) for q in world.requests.values())
@@ -76,7 +77,7 @@ def test_shrink_translates_task_references_after_removing_steps():
     p = _prop("read-twice", "invariant", two_reads)
     moves = [(s.action, s.args) for s in w.history]
     small, _ = shrink(make, moves, [s.created for s in w.history], [p], "read-twice")
-    assert [a for a, _ in small] == ["call_tool", "tasks_get", "tasks_get"], small
+    assert [a for a, _ in small] == ["call_tool", "tasks_get", "respond", "tasks_get", "respond"], small
 
 
 def test_an_exploration_depends_on_its_seed_alone(tmp_path, monkeypatch):

@@ -25,7 +25,8 @@ def harness_bounds(P) -> str:
 
 def z3_check(variant, depth: int, timeout: float) -> CheckResult:
     from . import z3 as engine
-    from .z3.concrete import NOT_ENCODED_FORMS
+    from .z3 import encoding as E
+    from .z3.concrete import NOT_ENCODED_FORMS, NOT_ENCODED_MOVES
     from model.stories import play
     from .replay import run_trace
     from .explore import world_factory
@@ -51,6 +52,8 @@ def z3_check(variant, depth: int, timeout: float) -> CheckResult:
                        seed=0, budget_s=timeout, elapsed_s=time.monotonic() - started,
                        bounds={"depth": depth, **engine.Z3_PARAMS.sizes(), "harness ids": harness_bounds(engine.HARNESS_PARAMS),
                                "request forms not encoded": "; ".join(NOT_ENCODED_FORMS.values()),
+                               "moves not encoded": "; ".join([*E.NOT_ENCODED_ACTIONS.values(),
+                                                               *(m[0] for m in NOT_ENCODED_MOVES.values())]),
                                "answers": "tasks/*, subscriptions/listen and server/discover answered at receipt "
                                           "(the window between receipt and answer is not encoded)"},
                        examples=0, steps=0,

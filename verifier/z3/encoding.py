@@ -36,7 +36,7 @@ import z3
 from model import lifecycle
 from model.lifecycle import RUN_STATUSES, REQUEST_PHASES, RUN_TRANSITIONS
 from model.identity import MIN_OPAQUE_128_BITS
-from model.params import Params
+from model.params import SUBJECTS, Params
 from model.projection import STATUS_PROJECTION
 
 # ---- value domains ----------------------------------------------------------------------------------
@@ -328,8 +328,13 @@ SUPPORTED_PARAMS = {
     "p_elicit": ("creating-request", "each-get"),
 }
 
+# Actions of the executable model the encoding has no case for: its verdicts are judged without them
+# (stated in every result's bounds), and the cross-checks walk the model without them.
+NOT_ENCODED_ACTIONS = {"tasks_update_two": "a tasks/update answering two keys at once"}
+
 # The stated instance size of the Z3 checks (a Params like any other; slots follow from it).
-Z3_PARAMS = Params(max_requests=3, max_runs=2, max_effects=2, max_time=3, retention=2, atomic_answers=True)
+Z3_PARAMS = Params(max_requests=3, max_runs=2, max_effects=2, max_time=3, retention=2, atomic_answers=True,
+                   subjects=SUBJECTS[:4], clients=("C1", "C2", "C3", "C4"))    # dave (no runs:read) left out
 
 
 class UnsupportedVariant(Exception):
@@ -475,7 +480,8 @@ class Encoding:
         table = executable_actions()
         self.actions = self.encoded_actions()
         missing = [a for a, act in table.items() if (act.actor != "harness" or self.sizes.hclients)
-                   and a not in self.actions and not (a == "respond" and P.atomic_answers)]
+                   and a not in self.actions and not (a == "respond" and P.atomic_answers)
+                   and a not in NOT_ENCODED_ACTIONS]
         if not P.atomic_answers:
             raise UnsupportedVariant("answers after receipt (atomic_answers False) are not encoded")
         if missing:
