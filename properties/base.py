@@ -32,27 +32,77 @@ class Property:
     premise: Callable | None = field(default=None, compare=False)   # when the antecedent is exercised
     area: str = ""
     monitor: Callable | None = field(default=None, compare=False)   # (world, step) -> None, after every step
+    reads: tuple[str, ...] | None = None    # what of a step the check and premise read (`FACETS`, actions)
+    _facets: int = field(default=0, init=False, repr=False, compare=False)
+    _actions: frozenset = field(default=frozenset(), init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.reads is not None:
+            object.__setattr__(self, "_facets", sum(_BIT[r] for r in self.reads if r in _BIT))
+            object.__setattr__(self, "_actions", frozenset(r for r in self.reads if r not in _BIT))
 
     @property
     def asserted(self) -> bool:
         """Safety, trace and liveness properties fail an exploration; witnesses and gaps are observed."""
         return self.kind not in ("witness", "gap")
 
+    def may_read(self, facets: int, action: str) -> bool:
+        """Whether a step with these facets (`step_facets`), taken by `action`, holds anything this
+        property reads: always, unless it declares `reads` and the step touched none of it."""
+        return self.reads is None or bool(self._facets & facets) or action in self._actions
+
+
+# What a step touched, told cheaply from its record and the state after it. A property that reads
+# only part of a step says which (`prop(reads=...)`: these facets and action names); an engine may
+# then skip it at a step touching none of them. The declaration is a claim about the property's
+# code: at such a step (past the first step of a behaviour, which may set up a property's monitor
+# state) its check returns None, its premise False, and neither changes the world. The exhaustive
+# engine's `guards="verify"` mode checks the claim at every step it would skip
+# (tests/test_bfs.py, on the baseline and the built-in variants).
+FACETS = {
+    "emitted": "the step sent a message (step.emitted: responses, notifications)",
+    "events": "the step appended an event to a run's log (step.events)",
+    "status": "a run's status differs from before the step, or a run was made",
+    "phase": "a request's phase differs from before the step, or a request was made",
+    "created": "the step made a request, a run or an interrupt (step.created)",
+    "cancelled": "the step cancelled a request (step.cancelled)",
+}
+_BIT = {name: 1 << i for i, name in enumerate(FACETS)}
+
+
+def step_facets(world, step) -> int:
+    """The facets (`FACETS`) of a step taken in `world`, as bits."""
+    m = (1 if step.emitted else 0) | (2 if step.events else 0) | (16 if step.created else 0) \
+        | (32 if step.cancelled else 0)
+    pre = step.pre_status
+    for rid, r in world.runs.items():
+        if pre.get(rid) != r.status:
+            m |= 4
+            break
+    pre = step.pre_phase
+    for qid, q in world.requests.items():
+        if pre.get(qid) != q.phase:
+            m |= 8
+            break
+    return m
+
 
 CATALOGUE: dict[str, Property] = {}
 
 
 def prop(name: str, ids, kind: str, clause: str, sentence: str, premise: Callable | None = None,
-         monitor: Callable | None = None):
-    """Register the decorated check `(world, step) -> str | None` as a property."""
+         monitor: Callable | None = None, reads=None):
+    """Register the decorated check `(world, step) -> str | None` as a property. `reads`: the
+    facets of a step (`FACETS`) and action names it reads, when that is not everything."""
     assert kind in KINDS, kind
     ids = (ids,) if isinstance(ids, str) else tuple(ids)
+    reads = tuple(reads) if reads is not None else None
 
     def register(check):
         area = check.__module__.rsplit(".", 1)[-1]
         if name in CATALOGUE:
             raise ValueError(f"duplicate property {name}")
-        CATALOGUE[name] = Property(name, ids, kind, clause, sentence, check, premise, area, monitor)
+        CATALOGUE[name] = Property(name, ids, kind, clause, sentence, check, premise, area, monitor, reads)
         return check
     return register
 

@@ -381,7 +381,7 @@ def _adv1_premise(world, step) -> bool:
       "server/discover lists io.modelcontextprotocol/tasks in capabilities.extensions exactly when the host "
       "serves Tasks (answers with a task, serves declaring tasks/*, notifies tasks), every discover answer "
       "agrees, mcp.features[] then lists \"extensions\" (one way: it may be listed for another extension), and "
-      "the OpenWOP advertisement mentions Tasks nowhere else", premise=_adv1_premise)
+      "the OpenWOP advertisement mentions Tasks nowhere else", premise=_adv1_premise, reads=("emitted",))
 def advertised_iff_served(world, step):
     facts = world.facts.get("ADV-1")
     if facts is None:
@@ -431,7 +431,7 @@ def _neg1_premise(world, step) -> bool:
 
 @prop("task-only-to-declaring-request", "NEG-1", "step", "ext-tasks §Capability Negotiation",
       "no CreateTaskResult (resultType \"task\") answers a request whose own _meta did not declare the "
-      "extension; earlier requests of the same client do not count", premise=_neg1_premise)
+      "extension; earlier requests of the same client do not count", premise=_neg1_premise, reads=("emitted",))
 def task_only_to_declaring_request(world, step):
     for q, msg in seen(world, step).responses:
         if (msg.get("result") or {}).get("resultType") == "task" and not declared(q):
@@ -452,7 +452,7 @@ def _undeclared_tasks_answers(world, step):
       "tasks/get, tasks/update and tasks/cancel whose own _meta does not declare the extension are answered "
       "-32021 naming the extension (the capability check precedes the lookup, so the answer is the same "
       "whatever the id; -32020 is tolerated only with a mismatched Mcp-Name) and change nothing",
-      premise=lambda world, step: bool(_undeclared_tasks_answers(world, step)))
+      premise=lambda world, step: bool(_undeclared_tasks_answers(world, step)), reads=("emitted",))
 def undeclared_tasks_method_refused(world, step):
     for q, msg in _undeclared_tasks_answers(world, step):
         ok = missing_capability_ok(msg) or (error_code(msg) == wire.HEADER_MISMATCH and not header_matches(q))
@@ -473,7 +473,7 @@ def _plain_mount_tasks_answers(world, step):
 @prop("plain-mount-knows-no-tasks-methods", "NEG-4", "step", "core §Errors, ext-tasks §Capability Negotiation",
       "a mount that does not serve the extension answers tasks/get, tasks/update and tasks/cancel as unknown "
       "methods (-32601), whatever the request declared, and changes nothing",
-      premise=lambda world, step: bool(_plain_mount_tasks_answers(world, step)))
+      premise=lambda world, step: bool(_plain_mount_tasks_answers(world, step)), reads=("emitted",))
 def plain_mount_knows_no_tasks_methods(world, step):
     for q, msg in _plain_mount_tasks_answers(world, step):
         if error_code(msg) != wire.METHOD_NOT_FOUND:
@@ -498,7 +498,8 @@ def _undeclared_task_listens(world, step):
 @prop("undeclared-task-listen-refused", "NEG-3", "step", "ext-tasks §Task Status Notifications",
       "a subscriptions/listen asking for notifications.taskIds without declaring the extension is answered "
       "-32021 naming the extension and never acknowledged; no notifications/tasks is sent on a listen "
-      "stream that did not declare", premise=lambda world, step: bool(_undeclared_task_listens(world, step)))
+      "stream that did not declare", premise=lambda world, step: bool(_undeclared_task_listens(world, step)),
+      reads=("emitted", "created", "respond"))
 def undeclared_task_listen_refused(world, step):
     s = seen(world, step)
     for q in _undeclared_task_listens(world, step):
@@ -537,7 +538,7 @@ def _declaring_call_answers(world, step, terminal: bool):
 @prop("declaring-call-gets-task", "CRT-1", "step", "RFC §B.3",
       "on a serving host, a declaring tools/call (or MRTR retry) whose run is not terminal when the host answers "
       "is answered CreateTaskResult, never InputRequiredResult, a plain CallToolResult or an error",
-      premise=lambda world, step: bool(_declaring_call_answers(world, step, terminal=False)))
+      premise=lambda world, step: bool(_declaring_call_answers(world, step, terminal=False)), reads=("emitted",))
 def declaring_call_gets_task(world, step):
     for q, msg, run in _declaring_call_answers(world, step, terminal=False):
         if (msg.get("result") or {}).get("resultType") != "task":
@@ -548,7 +549,8 @@ def declaring_call_gets_task(world, step):
 
 @prop("finished-run-plain-result", "CRT-2", "witness", "RFC §B.4",
       "a declaring tools/call whose run finished before the host answered is answered with the plain "
-      "CallToolResult", premise=lambda world, step: bool(_declaring_call_answers(world, step, terminal=True)))
+      "CallToolResult", premise=lambda world, step: bool(_declaring_call_answers(world, step, terminal=True)),
+      reads=("emitted",))
 def finished_run_plain_result(world, step):
     for q, msg, run in _declaring_call_answers(world, step, terminal=True):
         res = msg.get("result") or {}
@@ -565,7 +567,7 @@ def _create_results(world, step):
 @prop("task-durable-when-created", "CRT-3", "step", "ext-tasks §Task Creation",
       "when a CreateTaskResult is sent, the run its taskId names is the run behind the call, readable by the "
       "caller (durable, not purged, same tenant, runs:read), and the host's tasks/get lookup resolves it for "
-      "that caller", premise=lambda world, step: bool(_create_results(world, step)))
+      "that caller", premise=lambda world, step: bool(_create_results(world, step)), reads=("emitted",))
 def task_durable_when_created(world, step):
     for q, view in _create_results(world, step):
         tid = view.get("taskId")
@@ -641,7 +643,8 @@ def _task1_runs(world, step):
       "started: a declaring tasks/get naming it is answered with that run's task, and the host's task lookup "
       "resolves the projected runId for every Subject that can getRun it (probed when the run is created and when "
       "it becomes terminal)",
-      premise=lambda world, step: bool(_readable_gets(world, step)) or bool(_task1_runs(world, step)))
+      premise=lambda world, step: bool(_readable_gets(world, step)) or bool(_task1_runs(world, step)),
+      reads=("emitted", "status"))
 def every_readable_run_is_a_task(world, step):
     for q, msg, run in _readable_gets(world, step):
         res = msg.get("result")

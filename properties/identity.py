@@ -84,7 +84,7 @@ def _pct_refs(world, step):
       "every taskId the host sends is a grammatical runId projected exactly once that names its run (the run "
       "behind the call for a CreateTaskResult, with an opaque segment of at least 22 characters; the run the "
       "request named for tasks/get); a %2F-form reference is accepted like the projected form",
-      premise=lambda world, step: bool(_sent_task_ids(world, step)) or bool(_pct_refs(world, step)))
+      premise=lambda world, step: bool(_sent_task_ids(world, step)) or bool(_pct_refs(world, step)), reads=("emitted",))
 def task_id_is_projected_run_id(world, step):
     for q, where, tid in _sent_task_ids(world, step):
         qid = q.id if q is not None else "?"
@@ -133,7 +133,7 @@ def _foreign_holders(world, step):
 @prop("task-id-not-a-credential", "ID-2", "step", "RFC §C.5-6",
       "a declaring tasks/* naming an existing run its caller cannot getRun is answered with an error, never a "
       "result, and appends nothing to that run or changes its status: possessing a taskId grants nothing",
-      premise=lambda world, step: bool(_foreign_holders(world, step)))
+      premise=lambda world, step: bool(_foreign_holders(world, step)), reads=("emitted",))
 def task_id_not_a_credential(world, step):
     for q, msg, run in _foreign_holders(world, step):
         if "result" in msg:
@@ -183,7 +183,7 @@ def _auth1_premise(world, step) -> bool:
       "P-UNAUTHORIZED / P-APPROVER say error (or -32020/-32021); never 403, -32603 or another error, never a "
       "state change; every interrupt tasks/update resolves is resolved by its caller as an eligible approver "
       "(tenant, approvals:respond, the approver list recorded in the log)",
-      premise=_auth1_premise)
+      premise=_auth1_premise, reads=("emitted",))
 def task_methods_authorized_per_subject(world, step):
     p = world.params
     for q, msg, run in _readable_tasks_answers(world, step):
@@ -261,7 +261,7 @@ def _describe(world, q, run) -> str:
       "a declaring tasks/* naming a task its caller cannot getRun (another tenant, purged, unknown, malformed) "
       "gets exactly the answer, except the JSON-RPC id, that the host gives the same request for an id naming "
       "no run: -32602 on a serving host (routing header matching), never -32603 or 403; nothing changes",
-      premise=_iso1_premise)
+      premise=_iso1_premise, reads=("emitted",))
 def unreadable_task_indistinguishable(world, step):
     for q, msg, run in _unreadable_answers(world, step):
         code = error_code(msg)
@@ -308,7 +308,7 @@ def _iso2_premise(world, step) -> bool:
 @prop("listen-omits-unreadable", "ISO-2", "step", "RFC §C.6, map",
       "a subscriptions/listen acknowledgement lists only requested tasks the caller can getRun and equals the "
       "host's acknowledgement of the same request without the unreadable ids; notifications/tasks reaches a "
-      "listener only for a task it can getRun", premise=_iso2_premise)
+      "listener only for a task it can getRun", premise=_iso2_premise, reads=("emitted",))
 def listen_omits_unreadable(world, step):
     for q, acked in _acks(world, step):
         requested = _requested(q)
@@ -350,7 +350,7 @@ def _get_results(world, step):
 @prop("short-opaque-task-resolves", "ID-G4", "gap", "RFC §UQ2",
       "tasks/get resolves a run whose opaque segment is shorter than 22 characters (under 128 bits): a run "
       "never projected as a task is still addressable through tasks/* (gap G4)",
-      premise=lambda world, step: bool(_get_results(world, step)))
+      premise=lambda world, step: bool(_get_results(world, step)), reads=("emitted",))
 def short_opaque_task_resolves(world, step):
     for q, view in _get_results(world, step):
         raw = decode_task_id(view.get("taskId"))

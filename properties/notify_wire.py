@@ -116,7 +116,7 @@ def _ntf1_premise(world, step) -> bool:
       "the host sends notifications/cancelled only to end a subscriptions/listen stream (naming that listen "
       "request, on its stream, which it ends), and a listen stream it tears down ends with one; never to "
       "report that a run or task was cancelled",
-      premise=_ntf1_premise)
+      premise=_ntf1_premise, reads=("emitted", "phase", "status"))
 def server_cancelled_only_ends_listen(world, step):
     for key, msg in _host_cancelled(world, step):
         rid = (msg.get("params") or {}).get("requestId")
@@ -209,7 +209,7 @@ def _notifications(world, step):
 
 @prop("notification-equals-get", "NTF-3", "step", "ext-tasks §Task Status Notifications, map",
       "each notifications/tasks carries exactly the task the same caller's tasks/get would return at that moment",
-      premise=lambda world, step: bool(_notifications(world, step)))
+      premise=lambda world, step: bool(_notifications(world, step)), reads=("emitted",))
 def notification_equals_get(world, step):
     for q, task in _notifications(world, step):
         tid = task.get("taskId")
@@ -305,7 +305,7 @@ def _messages(world, step):
 @prop("status-message-content-free", "SEC-1", "step", "RFC §Security, map statusMessage",
       "a task's statusMessage quotes none of the run's internals: tool output, tool arguments, inputResponses "
       "content, requestState tokens or credential (URL-mode) links",
-      premise=lambda world, step: bool(_messages(world, step)))
+      premise=lambda world, step: bool(_messages(world, step)), reads=("emitted",))
 def status_message_content_free(world, step):
     for q, where, view, run in _messages(world, step):
         text = view["statusMessage"]
@@ -333,7 +333,7 @@ def _answering_requests(world, step):
       "inputResponses content changes no Subject's authority and no approver set: after a tasks/update or MRTR "
       "retry every approver set is the one the log recorded, the sender's scopes are unchanged, and whatever it "
       "resolved it resolved as an eligible approver judged from scopes and recorded approvers",
-      premise=lambda world, step: bool(_answering_requests(world, step)))
+      premise=lambda world, step: bool(_answering_requests(world, step)), reads=("created", "respond"))
 def input_content_grants_nothing(world, step):
     scopes = world.facts.setdefault("SEC-2", {s.name: s.scopes for s in world.params.subjects})
     for q in _answering_requests(world, step):
@@ -366,7 +366,7 @@ def _call_or_task_answers(world, step):
 @prop("result-type-discipline", "WIRE-1", "step", "ext-tasks §Polymorphic Results",
       "resultType \"task\" appears only on a CreateTaskResult, \"input_required\" only answers tools/call, and the "
       "tasks/get, tasks/update and tasks/cancel results are \"complete\"; notifications/tasks carries no resultType",
-      premise=lambda world, step: bool(_call_or_task_answers(world, step)))
+      premise=lambda world, step: bool(_call_or_task_answers(world, step)), reads=("emitted",))
 def result_type_discipline(world, step):
     s = seen(world, step)
     for q, msg in s.responses:
@@ -414,7 +414,7 @@ def _bad_ms(value) -> bool:
       "a CreateTaskResult is flat (task fields, resultType and _meta only; no result, error or inputRequests); the "
       "tasks/update and tasks/cancel acknowledgements are empty; every task's ttlMs is null or a non-negative "
       "integer; an InputRequiredResult carries inputRequests or requestState",
-      premise=lambda world, step: bool(_wire2_items(world, step)))
+      premise=lambda world, step: bool(_wire2_items(world, step)), reads=("emitted",))
 def flat_create_empty_acks(world, step):
     for q, what, res in _wire2_items(world, step):
         if what == "CreateTaskResult":
@@ -452,7 +452,7 @@ def _wire3_premise(world, step) -> bool:
 
 @prop("only-tools-call-tasked", "WIRE-3", "step", "ext-tasks §Supported Methods, SEP-2663",
       "only tools/call is ever answered with a CreateTaskResult, and tasks/list and tasks/result get -32601",
-      premise=_wire3_premise)
+      premise=_wire3_premise, reads=("emitted",))
 def only_tools_call_tasked(world, step):
     for q, msg in seen(world, step).responses:
         if q.method in TASKS_METHODS:
@@ -473,7 +473,7 @@ def _mismatched(world, step):
 @prop("mcp-name-must-match", "WIRE-4", "step", "ext-tasks §Routing Headers",
       "on streamable HTTP a tasks/* request whose Mcp-Name header differs from params.taskId is refused -32020 "
       "(-32021 where the capability check, which comes first, refuses it) and changes nothing",
-      premise=lambda world, step: bool(_mismatched(world, step)))
+      premise=lambda world, step: bool(_mismatched(world, step)), reads=("emitted",))
 def mcp_name_must_match(world, step):
     for q, msg in _mismatched(world, step):
         code = error_code(msg)
@@ -512,7 +512,7 @@ def _not_found_status(world, q) -> int:
 @prop("http-status-agrees", "WIRE-5", "step", "core §Streamable HTTP, §Errors",
       "on streamable HTTP the HTTP status agrees with the JSON-RPC answer: -32021 and -32020 with 400, -32601 "
       "with 404, and an unreadable task's -32602 with exactly the status of a nonexistent one's",
-      premise=lambda world, step: bool(_http_errors(world, step)))
+      premise=lambda world, step: bool(_http_errors(world, step)), reads=("emitted",))
 def http_status_agrees(world, step):
     for q, msg in _http_errors(world, step):
         code = error_code(msg)

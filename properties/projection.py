@@ -88,7 +88,8 @@ def _host_projection(world, run):
       "every task view shows the map row of its run's status (failed -> completed with isError true, "
       "completed -> isError false, waiting-external -> working), 'failed' only with a JSON-RPC error, and the "
       "host's projection has the map's row for every status a run enters",
-      premise=lambda world, step: bool(seen(world, step).views) or bool(seen(world, step).changed))
+      premise=lambda world, step: bool(seen(world, step).views) or bool(seen(world, step).changed),
+      reads=("emitted", "status"))
 def status_projection_total(world, step):
     s = seen(world, step)
     for q, where, view in s.views:
@@ -166,7 +167,7 @@ def _input_views(world, step):
       "client-answerable interrupt of its run (from its log), keyed by raw interruptId; no credential "
       "interrupt in form mode and form mode only with a flat schema (also in MRTR InputRequiredResult); a "
       "CreateTaskResult never carries inputRequests",
-      premise=lambda world, step: bool(_input_views(world, step)))
+      premise=lambda world, step: bool(_input_views(world, step)), reads=("emitted",))
 def input_requests_match_open_interrupts(world, step):
     for q, where, view in _input_views(world, step):
         if where == "CreateTaskResult":
@@ -209,7 +210,7 @@ def _prj3_premise(world, step) -> bool:
       "for every run step r -> r', the host's projection pi(r) = pi(r') or pi(r) -> pi(r') is an edge of the task "
       "diagram (working <-> input_required, non-terminal -> terminal); no step leaves a terminal task status, "
       "and no client is shown a task leaving a terminal status it was shown before",
-      premise=_prj3_premise)
+      premise=_prj3_premise, reads=("emitted", "status"))
 def task_status_follows_diagram(world, step):
     facts = world.facts.setdefault("PRJ-3", {"pi": {}, "shown": {}})
     pi, shown = facts["pi"], facts["shown"]
@@ -281,7 +282,8 @@ def _prj4_premise(world, step):
 
 @prop("input-only-to-declared-elicitation", "PRJ-4", "step", "core RequestMetaObject, map mcp.mrtr",
       "An input request is sent only to a request whose client declared elicitation with the mode it uses, "
-      "read per P-ELICIT; capabilities are never inferred from earlier requests.", premise=_prj4_premise)
+      "read per P-ELICIT; capabilities are never inferred from earlier requests.", premise=_prj4_premise,
+      reads=("emitted",))
 def input_only_to_declared_elicitation(world, step):
     for q, run, entries in _input_messages(world, step):
         asked = _asked(world, q, run)

@@ -88,7 +88,7 @@ def _get1_premise(world, step):
 
 @prop("get-appends-nothing", "GET-1", "step", "RFC §F.9",
       "The tasks/get step itself appends no event to any run's log and changes no run's status.",
-      premise=_get1_premise)
+      premise=_get1_premise, reads=("created", "respond"))
 def get1_read_changes_nothing(world, step):
     q = _get_request(world, step)
     if q is None:
@@ -122,7 +122,7 @@ def _cnl1_premise(world, step):
 @prop("cancel-acknowledged-as-cancelrun", "CNL-1", "step", "RFC §F.10",
       "An authorized declaring tasks/cancel on a readable task is answered with the empty result; on a "
       "non-terminal run it is accepted as cancelRun accepts it (with the cascade); on a terminal run nothing "
-      "is appended.", premise=_cnl1_premise)
+      "is appended.", premise=_cnl1_premise, reads=("created", "respond"))
 def cnl1_cancel_acked_and_accepted(world, step):
     q, run = _cancel_subject(world, step)
     if run is None:
@@ -179,7 +179,7 @@ def _cnl2_premise(world, step):
 
 @prop("accepted-cancel-ends-cancelled", "CNL-2", "invariant", "runs.md (cancelRun)",
       "Once a cancel is accepted the run goes cancelling -> cancelled and completes no other way.",
-      premise=_cnl2_premise)
+      premise=_cnl2_premise, reads=("events", "status"))
 def cnl2_cancelling_only_to_cancelled(world, step):
     seqs = _cancel_seqs(world, step)
     for rid, first in seqs.items():
@@ -243,7 +243,7 @@ def _ttl1_premise(world, step):
 
 @prop("ttl-covers-retention", "TTL-1", "step", "RFC §F.11, map mcp.tasks.fields",
       "At every emission of a task, ttlMs is null or createdAt + ttlMs is not earlier than the run's purge "
-      "time (P-RETENTION).", premise=_ttl1_premise)
+      "time (P-RETENTION).", premise=_ttl1_premise, reads=("emitted", "status"))
 def ttl1_ttl_covers_retention(world, step):
     facts = world.facts.setdefault("TTL-1", {})     # runId -> (expiry ms, requestId) earliest emitted
     tick = world.params.tick_ms
@@ -307,7 +307,7 @@ def _mentions_ttl(e: dict) -> bool:
 
 @prop("ttl-never-ends-run", "TTL-2", "step", "RFC §F.11",
       "No run changes status because a task's TTL elapsed (failed, cancelled, paused or moved in any other way): "
-      "the TTL describes the handle, not the work.", premise=_ttl2_premise)
+      "the TTL describes the handle, not the work.", premise=_ttl2_premise, reads=("events", "clock_tick"))
 def ttl2_ttl_moves_no_run(world, step):
     for rid, e in _own_events(step):
         if _mentions_ttl(e):
@@ -362,7 +362,7 @@ def _ttl3_premise(world, step):
 
 @prop("purged-reads-as-not-found", "TTL-3", "step", "RFC §F.11, §C.6",
       "For a caller who can read the run, tasks/get resolves before purge and after purge gets exactly the "
-      "answer a nonexistent id gets.", premise=_ttl3_premise)
+      "answer a nonexistent id gets.", premise=_ttl3_premise, reads=("created", "respond"))
 def ttl3_purged_reads_not_found(world, step):
     _observe_unknown(world, step)
     q, run = _reader_get(world, step)
@@ -409,7 +409,7 @@ def _ttl4_premise(world, step):
 
 @prop("no-purge-before-ttl", "TTL-4", "step", "ext-tasks §Task TTL, conformance",
       "For a caller who can read the run, tasks/get resolves until createdAt + ttlMs has elapsed: no purge "
-      "before the advertised TTL.", premise=_ttl4_premise)
+      "before the advertised TTL.", premise=_ttl4_premise, reads=("emitted", "created", "respond"))
 def ttl4_resolves_until_ttl(world, step):
     expiries = _advertised_expiries(world, step)
     q, run = _reader_get(world, step)

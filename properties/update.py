@@ -137,7 +137,8 @@ def _upd1_premise(world, step):
 
 @prop("interrupt-resolved-at-most-once", "UPD-1", "step", "RFC §E.7",
       "At most one interrupt.resolved per interruptId, however many tasks/update, MRTR retries and REST "
-      "resolves answer it, in any interleaving.", premise=_upd1_premise)
+      "resolves answer it, in any interleaving.", premise=_upd1_premise,
+      reads=("events", "created", "respond", "rest_resolve", "external_event"))
 def upd1_resolved_at_most_once(world, step):
     seen = world.facts.setdefault("UPD-1", {})      # interruptId -> (runId, seq, via)
     for rid, e in _resolutions(step):
@@ -174,7 +175,7 @@ def _upd2_premise(world, step):
 @prop("unopen-or-ineligible-resolves-nothing", "UPD-2", "step", "RFC §E.7, interrupt.md",
       "A resolution answers an interrupt its run issued and still had open, through an answer naming it, by "
       "an eligible approver; a never-issued, answered or closed key, or an ineligible resolver, resolves "
-      "nothing.", premise=_upd2_premise)
+      "nothing.", premise=_upd2_premise, reads=("events", "created", "respond", "rest_resolve", "external_event"))
 def upd2_only_open_issued_eligible(world, step):
     resolutions = _resolutions(step)
     if not resolutions:
@@ -251,7 +252,7 @@ def _upd3_premise(world, step):
 @prop("update-acknowledged-empty", "UPD-3", "step", "ext-tasks §Task Update Requests",
       "A declaring tasks/update on a task the caller can read is answered with the empty result whatever it "
       "resolved; an ineligible approver gets that or -32602 as P-APPROVER / P-UNAUTHORIZED say.",
-      premise=_upd3_premise)
+      premise=_upd3_premise, reads=("created", "respond"))
 def upd3_update_answered_empty(world, step):
     q, run = _upd3_subject(world, step)
     if run is None:
@@ -290,7 +291,7 @@ def _upd4_premise(world, step):
 @prop("responses-resume-never-cancel", "UPD-4", "step", "map mcp.mrtr",
       "accept resumes the interrupt with its content, decline takes the decline path, cancel resolves it as "
       "cancelled; the recorded resolution is the answer given, and none of them cancels the run.",
-      premise=_upd4_premise)
+      premise=_upd4_premise, reads=("events",))
 def upd4_answer_recorded_run_not_cancelled(world, step):
     resolutions = [(rid, e) for rid, e in _resolutions(step) if e.get("via") in CLIENT_VIAS]
     if not resolutions:
@@ -347,7 +348,7 @@ def _rpl1_premise(world, step):
 @prop("replay-reissues-nothing", "RPL-1", "trace", "RFC §E.8, replay.md",
       "A fork or replay copies recorded history verbatim (resolver, action, approvers never re-decided) and "
       "raises no new interrupt.requested or interrupt.resolved for an interrupt its source recorded.",
-      premise=_rpl1_premise)
+      premise=_rpl1_premise, reads=("events",))
 def rpl1_fork_reissues_nothing(world, step):
     for rid, e in step.events:
         run = world.runs[rid]

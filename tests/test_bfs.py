@@ -125,8 +125,8 @@ def test_random_walks_stay_in_the_reachable_set(tiny_baseline):
 
 @pytest.mark.parametrize("variant, prop, length", [
     ("answer-before-durable", "task-durable-when-created", 2),
-    ("tasks-list-served", "only-tools-call-tasked", 1),
-    ("update-conflict-error", "update-acknowledged-empty", 2),
+    ("tasks-list-served", "only-tools-call-tasked", 2),      # received, then answered by the host's step
+    ("update-conflict-error", "update-acknowledged-empty", 3),
 ])
 def test_variant_refuted_with_the_shortest_trace(variant, prop, length):
     r = bfs.run_bfs(resolve(variant), scope=TINY, budget=120, props=[load_catalogue()[prop]])
@@ -343,3 +343,59 @@ def test_never_generated_forms_and_never_fired_actions_are_reported(tiny_baselin
     full = result_json(tiny_baseline)["coverage"]
     assert "mrtr requestState: issued to the caller" not in full["requests_never_generated"]
     assert "mrtr_retry" not in tiny_baseline.states["actions_never_fired"]
+
+
+def _search_figures(s) -> tuple:
+    return (s.distinct, s.generated, s.depth, s.complete, dict(s.premise), dict(s.checks),
+            {k: (f.parent, f.move, f.message) for k, f in s.found.items()}, s.fault and s.fault.line(),
+            {k: x and (x.state, x.loop) for k, x in s.liveness.items()})
+
+
+# The REST side (rest_resolve, external events) and the clock (clock_tick, purge) to a depth bound.
+VERIFIED = [(None, NANO, None), ("decline-cancels-run", NANO, None), ("detach-on-disconnect", NANO, None),
+            ("tasks-list-served", NANO, None), (None, "host-rest,max_requests=1", 5),
+            (None, "host-clock,max_requests=1", 6)]
+
+
+@pytest.mark.parametrize("variant, spec, depth", VERIFIED)
+def test_declared_reads_hold_and_skipping_changes_nothing(variant, spec, depth):
+    """A property that says what of a step it reads finds nothing, reaches no premise and changes
+    nothing at every step that touched none of it (`guards="verify"` runs it there and checks), so
+    skipping it there (`guards="on"`) gives the very search that checks everything."""
+    sc = scopes.parse(spec)
+    v = resolve(variant) if variant else None
+    props = bfs.split_catalogue(list(load_catalogue().values()))[1 if sc.composed else 0]
+    assert any(p.reads is not None for p in props)
+    runs = {g: bfs.search(bfs.make_world_for(v, sc), props, sc, max_depth=depth or sc.depth, guards=g)
+            for g in ("verify", "on", "off")}
+    assert runs["verify"].fault is None, runs["verify"].fault.line()
+    assert _search_figures(runs["on"]) == _search_figures(runs["off"]) == _search_figures(runs["verify"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(__import__("model.variants", fromlist=["builtins"]).builtins()))
+def test_declared_reads_hold_on_every_builtin_variant(name):
+    sc = scopes.parse(TINY)
+    props = bfs.split_catalogue(list(load_catalogue().values()))[0]
+    on = bfs.search(bfs.make_world_for(resolve(name), sc), props, sc, guards="on")
+    verify = bfs.search(bfs.make_world_for(resolve(name), sc), props, sc, guards="verify")
+    assert verify.fault is None, verify.fault.line()
+    assert _search_figures(on) == _search_figures(verify)
+
+
+def test_a_false_declaration_is_caught_and_a_true_one_skips():
+    """A planted property claiming to read only emitted messages, but failing at a run's start
+    that sends nothing: the verifying mode refuses the claim; the guarded search skips it there."""
+    from properties.base import Property
+
+    def started(world, step):
+        return "a run started" if step.action == "run_start" and not step.emitted else None
+    p = Property("planted", ("TEST-1",), "step", "test", "planted", started, reads=("emitted",))
+    sc = scopes.parse(NANO)
+    make = bfs.make_world_for(None, sc)
+    verify = bfs.search(make, [p], sc, max_depth=4, guards="verify")
+    assert verify.fault is not None and "planted" in verify.fault.line() and "run_start" in verify.fault.line()
+    assert "planted" not in bfs.search(make, [p], sc, max_depth=4, guards="on").found
+    assert "planted" in bfs.search(make, [p], sc, max_depth=4, guards="off").found
+    honest = Property("planted", ("TEST-1",), "step", "test", "planted", started, reads=("emitted", "run_start"))
+    assert "planted" in bfs.search(make, [honest], sc, max_depth=4, guards="verify").found

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from model.snapshot import clone, fingerprint, forget_texts
 from model.world import World, _actions
-from properties.base import load_catalogue
+from properties.base import FACETS, load_catalogue, step_facets
 
 from .. import faults, watchdog
 from ..explore import CheckResult, PropertyVerdict
@@ -97,9 +97,10 @@ def make_world_for(variant, scope: scopes.Scope):
 
 def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline: float | None = None,
            max_states: int | None = None, progress=None, want_graph: bool = True, max_depth: int | None = None,
-           every: float = 2.0) -> Search:
+           every: float = 2.0, guards: str = "on") -> Search:
     """Breadth-first search from `make_world()`; checks `props` on every transition. With
-    `max_depth`, only behaviours of at most that many steps (`Search.bounded`)."""
+    `max_depth`, only behaviours of at most that many steps (`Search.bounded`). `guards`: see
+    `Checker` ("off" and "verify" give the same search, slower)."""
     started = time.monotonic()
     table = _actions()
     names = list(table)
@@ -107,7 +108,7 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
     props = list(props)
     live = [p for p in props if p.kind == "liveness"]
     safety = [p for p in props if p.kind != "liveness"]
-    checker = Checker(safety, s)
+    checker = Checker(safety, s, guards)
     monitors = [p.monitor for p in live if p.monitor is not None]
     dog = watchdog.current()
     w0 = make_world()
@@ -254,17 +255,41 @@ class _Stop(Exception):
 
 class Checker:
     """The open properties of a search, checked on each transition; the first violation of each is
-    kept (`Search.found`) and closes it. `allowed(name)`, when given, says whether a property is
-    still open at this transition (a partitioned search's cut-offs)."""
+    kept (`Search.found`) and closes it.
 
-    def __init__(self, safety, s: Search):
+    `guards`: "on" skips, past a behaviour's first step, a property that declares what of a step it
+    reads (`properties.base.FACETS`, `Property.reads`) at a step that touched none of it, which the
+    declaration says would find nothing and change nothing; "off" checks every open property at
+    every step; "verify" skips nothing and raises at any step where a property it would skip finds
+    something, reaches its premise or changes the world (a false declaration)."""
+
+    def __init__(self, safety, s: Search, guards: str = "on"):
+        if guards not in GUARDS:
+            raise ValueError(f"guards must be one of {GUARDS}")
         self.s = s
-        self.open = [(p.name, p.premise, p.check) for p in safety]
+        self.guards = guards
+        self.props = {p.name: p for p in safety}
+        self.reopen([(p.name, p.premise, p.check) for p in safety])
+
+    def reopen(self, entries) -> None:
+        """The open properties are now `entries` [(name, premise, check)], in the catalogue's order."""
+        self.open = entries
+        self._todo: dict = {}      # (facets, action) -> the open entries such a step may concern
 
     def check(self, world, step, sid, name, args):
         s = self.s
+        if self.guards == "on" and world.depth > 1:
+            key = (step_facets(world, step), name)
+            todo = self._todo.get(key)
+            if todo is None:
+                props = self.props
+                todo = self._todo[key] = [x for x in self.open if props[x[0]].may_read(*key)]
+        elif self.guards == "verify" and world.depth > 1:
+            todo = self._verified(world, step, name)
+        else:
+            todo = self.open
         premise, closed = s.premise, False
-        for pname, pre, check in self.open:
+        for pname, pre, check in todo:
             try:
                 if pre is not None and pre(world, step):
                     premise[pname] = premise.get(pname, 0) + 1
@@ -276,7 +301,48 @@ class Checker:
                 s.checks[pname] = s.generated
                 closed = True
         if closed:
-            self.open = [x for x in self.open if x[0] not in s.found]
+            self.reopen([x for x in self.open if x[0] not in s.found])
+
+    def _verified(self, world, step, name):
+        """The open entries a guard would not skip here. Each one it would skip is first run in
+        its place in the catalogue's order (so that it sees what it would have seen) and held to
+        its declaration: nothing found, the premise not reached, and (over each stretch of such
+        entries) the world unchanged."""
+        from model.snapshot import state_tuple
+        facets = step_facets(world, step)
+        out, group, before = [], [], None
+        for entry in self.open + [None]:
+            if entry is not None and not self.props[entry[0]].may_read(facets, name):
+                pname, pre, check = entry
+                if before is None:
+                    before = state_tuple(world)
+                try:
+                    got = (pre is not None and pre(world, step), check(world, step))
+                except Exception as e:
+                    raise CheckFault(pname, e) from None
+                if got[0] or got[1]:
+                    self._refuse([pname], facets, name, "reached its premise" if got[0] else f"found {got[1]!r}")
+                group.append(pname)
+                continue
+            if group and state_tuple(world) != before:
+                self._refuse(group, facets, name, "changed the world")
+            group, before = [], None
+            if entry is not None:
+                out.append(entry)
+        return out
+
+    def _refuse(self, names, facets, action, what):
+        reads = {n: self.props[n].reads for n in names}
+        raise CheckFault(names[0], AssertionError(
+            f"{' or '.join(names)} (declaring it reads {' / '.join(map(str, reads.values()))}) {what} at a "
+            f"{action} step touching none of it (its facets: {facet_names(facets) or 'none'})"))
+
+
+GUARDS = ("on", "off", "verify")
+
+
+def facet_names(facets: int) -> list:
+    return [f for i, f in enumerate(FACETS) if facets >> i & 1]
 
 
 class CheckFault(Exception):

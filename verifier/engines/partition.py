@@ -144,7 +144,7 @@ class _ShardChecker(bfs.Checker):
     def check(self, world, step, sid, name, args):
         at = (self.pos, self.s.generated - 1)
         if self.cutoffs and any(at > self.cutoffs.get(n, at) for n, _, _ in self.open):
-            self.open = [x for x in self.open if at <= self.cutoffs.get(x[0], at)]
+            self.reopen([x for x in self.open if at <= self.cutoffs.get(x[0], at)])
             if not self.open:
                 return
         found = self.s.found
