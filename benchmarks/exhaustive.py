@@ -4,7 +4,8 @@ counterexample beside the random engine's (scenario stories off) and the manifes
     .venv/bin/python benchmarks/exhaustive.py                 # both tables
     .venv/bin/python benchmarks/exhaustive.py --scopes host-small composed-small --skip-variants
     .venv/bin/python benchmarks/exhaustive.py --only detach-on-disconnect --random-budget 60
-    .venv/bin/python benchmarks/exhaustive.py --quick          # host-small alone, and 2 workers over 1
+    .venv/bin/python benchmarks/exhaustive.py --quick          # host-small alone (every check, then
+                                                               # guarded), and 2 workers over 1
 
 Figures are wall-clock on this machine; compare the rows of one run, not runs on other days.
 """
@@ -30,20 +31,23 @@ def _props(sc):
     return harness if sc.composed else host
 
 
-def baseline_table(names, budget):
+def baseline_table(names, budget, guards=("on",)):
     """Per scope, one process: states per second of wall time and of this process's CPU time (on a
-    shared machine the second is the steadier figure)."""
-    print(f"{'scope':16s} {'distinct':>9s} {'generated':>10s} {'depth':>5s} {'states/s':>9s} {'wall s':>7s} "
-          f"{'per cpu s':>9s}  complete")
+    shared machine the second is the steadier figure). One row per guard mode (`bfs.Checker`):
+    "on" skips the properties a step does not concern, "off" checks every property at every step
+    (the same search: compare the two rows of one run)."""
+    print(f"{'scope':16s} {'guards':>6s} {'distinct':>9s} {'generated':>10s} {'depth':>5s} {'states/s':>9s} "
+          f"{'wall s':>7s} {'cpu s':>6s} {'per cpu s':>9s}  complete")
     for name in names:
         sc = scopes.parse(name)
-        t, cpu = time.monotonic(), time.process_time()
-        s = bfs.search(bfs.make_world_for(None, sc), _props(sc), sc, deadline=time.monotonic() + budget,
-                       max_depth=sc.depth)
-        wall, cpu = time.monotonic() - t, time.process_time() - cpu
-        done = "yes" if s.complete else (f"to depth {s.depth}" if s.bounded else f"no ({s.capped})")
-        print(f"{name:16s} {s.distinct:9d} {s.generated:10d} {s.depth:5d} {s.distinct / wall:9.0f} {wall:7.1f} "
-              f"{s.distinct / cpu:9.0f}  {done}", flush=True)
+        for g in guards:
+            t, cpu = time.monotonic(), time.process_time()
+            s = bfs.search(bfs.make_world_for(None, sc), _props(sc), sc, deadline=time.monotonic() + budget,
+                           max_depth=sc.depth, guards=g)
+            wall, cpu = time.monotonic() - t, time.process_time() - cpu
+            done = "yes" if s.complete else (f"to depth {s.depth}" if s.bounded else f"no ({s.capped})")
+            print(f"{name:16s} {g:>6s} {s.distinct:9d} {s.generated:10d} {s.depth:5d} {s.distinct / wall:9.0f} "
+                  f"{wall:7.1f} {cpu:6.1f} {s.distinct / cpu:9.0f}  {done}", flush=True)
 
 
 def partition_table(name, budget, workers=(1, 2)):
@@ -126,12 +130,16 @@ def main(argv=None):
     ap.add_argument("--skip-baseline", action="store_true")
     ap.add_argument("--partition-scope", default=scopes.DEFAULT_HOST,
                     help="the scope the partitioned search is timed at with 1 and 2 workers ('' skips it)")
-    ap.add_argument("--quick", action="store_true", help="host-small alone, its partitioned timing, no variants")
+    ap.add_argument("--quick", action="store_true",
+                    help="host-small alone (guards off, then on), its partitioned timing, no variants")
+    ap.add_argument("--guards", nargs="*", choices=bfs.GUARDS, default=None,
+                    help="the guard modes of the baseline table (default: on; with --quick: off on)")
     a = ap.parse_args(argv)
     if a.quick:
         a.scopes, a.skip_variants = [scopes.DEFAULT_HOST], True
+    guards = a.guards or (["off", "on"] if a.quick else ["on"])
     if not a.skip_baseline:
-        baseline_table(a.scopes, a.budget)
+        baseline_table(a.scopes, a.budget, guards)
     if a.partition_scope:
         partition_table(a.partition_scope, a.budget)
     if not a.skip_variants:

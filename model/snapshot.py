@@ -220,6 +220,7 @@ def forget_texts(pieces: bool = True) -> None:
     """Drop the kept texts (an engine calls this when a search ends). The renamed pieces are kept
     by their text, not by an object: `pieces=False` keeps them for more of the same search."""
     _TEXTS.clear()
+    _FROZEN.clear()
     if pieces:
         _PIECES.clear()
 
@@ -267,7 +268,12 @@ def _freeze(v):
         return v
     if t is dict:
         return tuple([(k, x if type(x) in _LEAVES else _freeze(x)) for k, x in v.items()])
-    if t is set or t is frozenset:
+    if t is frozenset:          # never changes once made: sorted once (a monitor's copy of scopes)
+        got = _FROZEN.get(id(v))
+        if got is None or got[0] is not v:
+            got = _FROZEN[id(v)] = (v, tuple(sorted(v, key=repr)) if v else ())
+        return got[1]
+    if t is set:
         return tuple(sorted(v, key=repr)) if v else ()
     if t is list:
         return tuple([x if type(x) in _LEAVES else _freeze(x) for x in v])
@@ -275,6 +281,7 @@ def _freeze(v):
 
 
 _LEAVES = frozenset({str, int, tuple, type(None)})      # what `_freeze` returns as it is
+_FROZEN: dict[int, tuple] = {}      # id -> (frozenset, its sorted form), kept with the object
 
 
 def _digest(data: bytes) -> bytes:
