@@ -15,9 +15,9 @@ once on any other step.
 - HNS-3 (restart, a trace): no fresh tools/call for an operation whose binding was ever persisted;
   right after a restart every persisted binding of an unfinished record is being polled.
 - HNS-4 (cancel is an intent, a trace): a record with a cancel intent ends `cancelled` only after
-  reading the remote `cancelled`, `completed`/`failed` only after reading that fact, "effect
-  unknown" only when the fact became unobtainable; and after reading a remote `completed` it ends
-  completed.
+  reading the remote `cancelled`, `completed`/`failed` only after reading that fact (from an answer, or
+  a notifications/tasks on its subscription), "effect unknown" only when the fact became unobtainable;
+  and after reading a remote `completed` it ends completed.
 - HNS-5 (local authority): the local run's status is the one its own records give, whatever the
   remote task reads.
 - HNS-7 (per operation): a short exchange's tools/call never declares Tasks; long work's declares
@@ -208,7 +208,29 @@ def _remote_facts(world, client: str, op: str) -> list[tuple[str, str]]:
             fact = "unobtainable"                    # its connection dropped before an answer
         if fact is not None:
             out.append((q.id, fact))
+    out += [(qid, fact) for c, o, e, qid, fact in world.facts.get(HEARD, ()) if (c, o, e) == (client, op, epoch)]
     return out
+
+
+HEARD = "harness-cancel-is-intent.heard"
+
+
+def _note_heard(world, step) -> None:
+    """A terminal notifications/tasks a harness process read on its subscription at this step is a remote
+    fact as good as a tasks/get's: remembered as (client, op, epoch, listen, fact)."""
+    if step.action != "harness_receive":
+        return
+    h = world.harness
+    q = world.requests[step.args["request"]]
+    if q.method != "subscriptions/listen" or q.phase != "streaming":
+        return
+    client, epoch, _, op = h.sent[q.id]
+    te = h.execution(client, op)
+    task = world.last_sent.get((q.id, h._raw(world, te.binding.task_id))) if te is not None and te.binding else None
+    status = (task or {}).get("status")
+    if status in wire.TERMINAL_TASK_STATUSES:
+        fact = "failed" if status == "completed" and ((task.get("result") or {}).get("isError")) else status
+        world.facts[HEARD] = world.facts.get(HEARD, ()) + ((client, op, epoch, q.id, fact),)
 
 
 def _fact(q) -> str | None:
@@ -256,6 +278,7 @@ def harness_cancel_is_intent(world, step):
     h = world.harness
     if h is None or step.actor != "harness":
         return None
+    _note_heard(world, step)
     ended = list(_newly_ended_with_intent(world))
     if not ended:
         return None
