@@ -28,11 +28,13 @@ CORPUS = [
     ("runs_credential_input_as_form.py", "host-small", "PRJ-2"),
     ("runs_ttl_cancels_live_run.py", "host-clock", "TTL-2"),
     ("runs_purge_before_live_ttl.py", "host-clock,max_requests=2,retention=0,max_time=0", "TTL-4"),   # two reads
+    ("runs_one_answer_resolves_all.py", 'host-small,max_interrupts=2,clients=("C2",)', "UPD-2"),   # parallel nodes
     # Authorization: an owner not on the approver list, a same-tenant reader without approvals:respond,
-    # another tenant (clients are Subjects by position: C3 is carol, C4 mallory, only with C1..C3 before them).
+    # another tenant, a Subject without runs:read (Cn speaks for the n-th Subject: C3 carol, C4 mallory, C5 dave).
     ("auth_approver_list_ignored.py", "host-small", "UPD-2"),
     ("auth_approval_scope_ignored.py", 'host-small,clients=("C1","C2","C3")', "UPD-2"),
     ("auth_read_ignores_tenant.py", 'host-small,clients=("C1","C2","C3","C4")', "ISO-1"),
+    ("auth_read_ignores_scope.py", 'host-small,clients=("C1","C5")', "ISO-1"),
     # HTTP: the status an unreadable task's -32602 is sent with.
     ("http_purged_task_gone.py", "host-clock,retention=0,max_time=0", "WIRE-5"),
     ("http_foreign_task_403.py", 'host-small,clients=("C1","C2","C3","C4")', "WIRE-5"),
