@@ -115,3 +115,22 @@ def test_fingerprints_do_not_depend_on_the_hash_seed():
     outs = {subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
     assert len(outs) == 1, outs
+
+
+class _Unpinned:
+    """A pool that runs each item in any worker (as a Ray pool does): every state travels encoded."""
+
+    def __init__(self, pool):
+        self.inner, self.workers = pool, pool.workers
+
+    def map(self, fn, items):
+        return self.inner.map(fn, items[::-1])[::-1]        # item i in another worker than a pinned map's
+
+
+@pytest.mark.parametrize("pinned", [True, False])
+def test_identical_whether_workers_keep_their_states_or_not(pool, pinned):
+    """A pinned pool's workers keep the states of their own shard (sent back as a fingerprint alone);
+    an unpinned pool ships every state: both give the single-process search, re-expanded levels too."""
+    used = pool if pinned else _Unpinned(pool)
+    assert bool(getattr(used, "pinned", False)) == pinned
+    _same(resolve("decline-cancels-run"), MIDDLE, used)

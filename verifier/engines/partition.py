@@ -14,8 +14,14 @@ One subtlety keeps it exact. The single-process search stops checking a property
 violation, and a trace property's monitor state is part of the fingerprint, so closing it changes
 the states that follow. A worker cannot know what another shard found in the same level, so when
 a level holds a violation the coordinator takes the earliest one (in visiting order), cuts that
-property off after it, and expands again the states of the level from there on; a level is
-repeated once per distinct position of a first violation in it.
+property off after it, and expands again the states of the level from there on that the other
+shards hold (the shard that found it closed it there and went on in order, as the single process
+does); this is repeated once per distinct position of a first violation in the level.
+
+A pinned pool (`LocalPool`: shard k always runs in worker k, whose memory lasts between levels)
+lets a worker keep the successors of its own shard instead of encoding them: the coordinator sends
+such a state back as its fingerprint alone when the first transition into it was that worker's,
+and only states made in another shard travel encoded. A pool without `pinned` ships every state.
 
 Liveness is judged on the whole graph as before: each state's progress moves and pending
 obligations come back from its worker with its out-edges, and the coordinator builds the graph
@@ -27,6 +33,8 @@ them), so workers started fresh, with other hash seeds, agree with the coordinat
 """
 from __future__ import annotations
 
+import gc
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -41,19 +49,25 @@ from . import bfs, fair, scopes
 
 
 class LocalPool:
-    """A process pool on this machine: `map(fn, items)` gives fn's results in the items' order."""
+    """A process pool on this machine: `map(fn, items)` gives fn's results in the items' order.
+    It is pinned: item i of every `map` runs in worker i % workers, whose memory lasts between
+    calls (the partitioned search keeps a worker's own states there instead of shipping them)."""
+
+    pinned = True
 
     def __init__(self, workers: int):
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
         self.workers = workers
-        self._executor = ProcessPoolExecutor(max_workers=workers)
+        self._executors = [ProcessPoolExecutor(max_workers=1) for _ in range(workers)]
 
     def map(self, fn, items: list) -> list:
-        return list(self._executor.map(fn, items))
+        futures = [self._executors[i % self.workers].submit(fn, item) for i, item in enumerate(items)]
+        return [f.result() for f in futures]
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        for ex in self._executors:
+            ex.shutdown(wait=True, cancel_futures=True)
 
     def __enter__(self):
         return self
@@ -100,6 +114,29 @@ def _context(spec, scope, names, shadow):
         forget_texts()
         got = _CONTEXT[key] = (bfs.make_world_for(variant, scope)(), props, recorder)
     return got
+
+
+# A pinned worker's own states (`LocalPool.pinned`): the successors it made whose shard is its own
+# are kept here rather than encoded, and the coordinator sends their fingerprint alone when the
+# first transition into one (in the single-process order) was this worker's.
+_HELD: dict = {"search": None, "level": -1, "cur": {}, "next": {}}
+
+
+def _held(task) -> dict:
+    """This worker's kept states for the task's search and level: `cur` the level's own states,
+    `next` {fingerprint: (world, position of the state that made it)} the successors kept so far."""
+    h = _HELD
+    if h["search"] != task["search"]:
+        h.update(search=task["search"], level=-1, cur={}, next={})
+        forget_texts()
+        gc.set_threshold(100_000, 50, 100)     # as bfs.quiet_gc: full collections would walk them all
+    if h["level"] != task["level"]:
+        h["cur"] = {f: w for f, (w, _) in h["next"].items()} if h["level"] == task["level"] - 1 else {}
+        h["next"], h["level"] = {}, task["level"]
+    elif task["items"]:             # the level again from a cut-off: what its states made from there goes
+        first = task["items"][0][0]
+        h["next"] = {f: x for f, x in h["next"].items() if x[1] < first}
+    return h
 
 
 @dataclass
@@ -169,6 +206,8 @@ def expand_shard(task: dict) -> list:
     stop_at = time.monotonic() + task["seconds"]
     met: set = set()
     out = []
+    held = _held(task) if task.get("shard") is not None else None
+    own, shards = task.get("shard"), task.get("shards")
     with _watchdog(task["step_limit"]) as dog, bfs.quiet_gc():
         for pos, data in task["items"]:
             if time.monotonic() > stop_at:
@@ -178,7 +217,7 @@ def expand_shard(task: dict) -> list:
             checker.pos = pos
             before = recorder.summary() if recorder is not None else None
             here = ["the enabled moves", None]
-            w = decode(data, template)
+            w = decode(data, template) if type(data) is bytes else held["cur"][data[1]]
             try:
                 with dog.bounded():
                     enabled = bfs.enabled_moves(w, table, names, here)
@@ -186,7 +225,10 @@ def expand_shard(task: dict) -> list:
                         item.info = fair.state_info(w, live, enabled)
                     for name, args, c, f in bfs.successors(w, enabled, monitors, checker, rename, here, pos, tally):
                         item.succ.append((name, args, f))
-                        if f not in met:
+                        if held is not None and shard_of(f, shards) == own:
+                            if f not in held["next"]:
+                                held["next"][f] = (c, pos)
+                        elif f not in met:
                             met.add(f)
                             item.encodings[f] = encode(c)
             except KeyboardInterrupt:
@@ -200,7 +242,8 @@ def expand_shard(task: dict) -> list:
             out.append(item)
             if item.fault is not None:
                 break
-    forget_texts(pieces=False)      # the texts belong to this task's states; the pieces to the search
+    if held is None:
+        forget_texts(pieces=False)      # the texts belong to this task's states; the pieces to the search
     return out
 
 
@@ -240,9 +283,11 @@ def search(variant, make_world, props, scope: scopes.Scope, pool, rename: bool =
     live = [p for p in props if p.kind == "liveness"]
     safety = [p for p in props if p.kind != "liveness"]
     graph = fair.Graph() if live else None
-    shards = shards or max(1, getattr(pool, "workers", 2))
+    pinned = bool(getattr(pool, "pinned", False))
+    shards = pool.workers if pinned else (shards or max(1, getattr(pool, "workers", 2)))
     base = dict(variant=variant_spec(variant), scope=scope, props=[p.name for p in props], rename=rename,
-                graph=graph is not None, shadow=shadow, step_limit=watchdog.current().limit or watchdog.DEFAULT_STEP_LIMIT)
+                graph=graph is not None, shadow=shadow, step_limit=watchdog.current().limit or watchdog.DEFAULT_STEP_LIMIT,
+                search=f"{os.getpid()}-{id(s)}-{started}" if pinned else None)
     w0 = make_world()
     f0 = fingerprint(w0, rename)
     seen = {f0: 0}
@@ -254,8 +299,8 @@ def search(variant, make_world, props, scope: scopes.Scope, pool, rename: bool =
     try:
         with bfs.quiet_gc():
             while frontier:
-                results = _level(frontier, base, open_names, pool, shards, deadline)
-                nxt = _merge(s, frontier, results, seen, graph, open_names, overrides, max_states)
+                results = _level(frontier, dict(base, level=s.depth), open_names, pool, shards, deadline, pinned)
+                nxt = _merge(s, frontier, results, seen, graph, open_names, overrides, max_states, shards)
                 if progress is not None:
                     s.distinct, s.elapsed = len(s.moves), time.monotonic() - started
                     progress(s, len(nxt))
@@ -270,7 +315,7 @@ def search(variant, make_world, props, scope: scopes.Scope, pool, rename: bool =
     return s, (overrides if shadow else None)
 
 
-def _level(frontier, base, open_names, pool, shards, deadline) -> list:
+def _level(frontier, base, open_names, pool, shards, deadline, pinned=False) -> list:
     """Every state of a level expanded: [Expanded | None] in frontier order (None: not reached
     before the deadline). Repeated from the earliest new first violation on, with that property
     cut off after it, until no pass finds one the cut-offs do not already hold."""
@@ -283,8 +328,12 @@ def _level(frontier, base, open_names, pool, shards, deadline) -> list:
             results[pos] = None        # a pass the deadline cuts short leaves no stale answer
             parts[shard_of(frontier[pos][1], shards)].append((pos, frontier[pos][2]))
         seconds = max(0.0, deadline - time.monotonic()) if deadline is not None else 1e9
-        tasks = [dict(base, open=list(open_names), cutoffs=dict(cutoffs), items=items, seconds=seconds)
-                 for items in parts if items]
+        if pinned:          # one task per worker, in shard order, so that shard k is always worker k
+            tasks = [dict(base, open=list(open_names), cutoffs=dict(cutoffs), items=items, seconds=seconds,
+                          shard=k, shards=shards) for k, items in enumerate(parts)]
+        else:
+            tasks = [dict(base, open=list(open_names), cutoffs=dict(cutoffs), items=items, seconds=seconds)
+                     for items in parts if items]
         for out in pool.map(expand_shard, tasks):
             for item in out:
                 results[item.pos] = item
@@ -294,9 +343,10 @@ def _level(frontier, base, open_names, pool, shards, deadline) -> list:
         at, names = first
         for n in names:
             cutoffs[n] = at
-        last = results[at[0]]
-        todo = [pos for pos in range(at[0], len(frontier))
-                if pos > at[0] or (last is not None and len(last.succ) > at[1] + 1)]
+        # The shard that found them closed them there and went on in order, as the single process
+        # does: its later states stand. The other shards' later states had them open: again.
+        finder = shard_of(frontier[at[0]][1], shards)
+        todo = [pos for pos in range(at[0] + 1, len(frontier)) if shard_of(frontier[pos][1], shards) != finder]
     return results
 
 
@@ -320,10 +370,12 @@ def _first_new(results, cutoffs):
     return None if best is None else (best, names)
 
 
-def _merge(s, frontier, results, seen, graph, open_names, overrides, max_states) -> list:
-    """Add a level's expansions to the search, in the single-process order; the next frontier."""
+def _merge(s, frontier, results, seen, graph, open_names, overrides, max_states, shards=1) -> list:
+    """Add a level's expansions to the search, in the single-process order; the next frontier
+    [(state id, fingerprint, its encoding, or ("held", fingerprint) where the worker of its shard
+    made it first and kept it)]."""
     nxt = []
-    for (sid, _, _), item in zip(frontier, results):
+    for (sid, fp, _), item in zip(frontier, results):
         if item is None:
             s.capped = "time"
             raise bfs._Stop
@@ -353,7 +405,12 @@ def _merge(s, frontier, results, seen, graph, open_names, overrides, max_states)
                 cid = seen[f] = len(s.moves)
                 s.parents.append(sid)
                 s.moves.append((name, args))
-                nxt.append((cid, f, item.encodings[f]))
+                data = item.encodings.get(f)
+                if data is None:        # kept by the worker that made it: it expands it next
+                    if shard_of(f, shards) != shard_of(fp, shards):
+                        raise RuntimeError(f"no encoding of a new state made in another shard ({f.hex()})")
+                    data = ("held", f)
+                nxt.append((cid, f, data))
             if edges is not None:
                 edges.append((cid, name, args))
         if graph is not None:
