@@ -118,13 +118,14 @@ def test_fingerprints_do_not_depend_on_the_hash_seed():
 
 
 class _Unpinned:
-    """A pool that runs each item in any worker (as a Ray pool does): every state travels encoded."""
+    """A pool with `map` alone, which runs each item in any worker (as Ray's): every state travels
+    encoded."""
 
     def __init__(self, pool):
         self.inner, self.workers = pool, pool.workers
 
     def map(self, fn, items):
-        return self.inner.map(fn, items[::-1])[::-1]        # item i in another worker than a pinned map's
+        return self.inner.map_pinned(fn, items[::-1])[::-1]    # item i in another worker than a pinned map's
 
 
 @pytest.mark.parametrize("pinned", [True, False])
@@ -132,5 +133,12 @@ def test_identical_whether_workers_keep_their_states_or_not(pool, pinned):
     """A pinned pool's workers keep the states of their own shard (sent back as a fingerprint alone);
     an unpinned pool ships every state: both give the single-process search, re-expanded levels too."""
     used = pool if pinned else _Unpinned(pool)
-    assert bool(getattr(used, "pinned", False)) == pinned
+    assert hasattr(used, "map_pinned") == pinned
     _same(resolve("decline-cancels-run"), MIDDLE, used)
+
+
+def test_local_pool_map_keeps_order_whoever_is_free(pool):
+    import time as _t
+    assert pool.map(_t.sleep, [0.2, 0.0, 0.0, 0.1]) == [None] * 4
+    assert pool.map(abs, list(range(-7, 0))) == list(range(7, 0, -1))
+    assert pool.map_pinned(abs, [-1, -2, -3]) == [1, 2, 3]

@@ -18,10 +18,11 @@ property off after it, and expands again the states of the level from there on t
 shards hold (the shard that found it closed it there and went on in order, as the single process
 does); this is repeated once per distinct position of a first violation in the level.
 
-A pinned pool (`LocalPool`: shard k always runs in worker k, whose memory lasts between levels)
-lets a worker keep the successors of its own shard instead of encoding them: the coordinator sends
-such a state back as its fingerprint alone when the first transition into it was that worker's,
-and only states made in another shard travel encoded. A pool without `pinned` ships every state.
+A pool with `map_pinned` (`LocalPool`: shard k always runs in worker k, whose memory lasts
+between levels) lets a worker keep the successors of its own shard instead of encoding them: the
+coordinator sends such a state back as its fingerprint alone when the first transition into it was
+that worker's, and only states made in another shard travel encoded. A pool with `map` alone (Ray's)
+ships every state.
 
 Liveness is judged on the whole graph as before: each state's progress moves and pending
 obligations come back from its worker with its out-edges, and the coordinator builds the graph
@@ -36,7 +37,7 @@ from __future__ import annotations
 import gc
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -49,11 +50,10 @@ from . import bfs, fair, scopes
 
 
 class LocalPool:
-    """A process pool on this machine: `map(fn, items)` gives fn's results in the items' order.
-    It is pinned: item i of every `map` runs in worker i % workers, whose memory lasts between
-    calls (the partitioned search keeps a worker's own states there instead of shipping them)."""
-
-    pinned = True
+    """A process pool on this machine: `map(fn, items)` gives fn's results in the items' order,
+    each item run by whichever worker is free; `map_pinned` runs item i in worker i % workers,
+    whose memory lasts between calls (the partitioned search keeps a worker's own states there
+    instead of shipping them)."""
 
     def __init__(self, workers: int):
         if workers < 1:
@@ -62,6 +62,24 @@ class LocalPool:
         self._executors = [ProcessPoolExecutor(max_workers=1) for _ in range(workers)]
 
     def map(self, fn, items: list) -> list:
+        results: list = [None] * len(items)
+        todo, free, running = iter(enumerate(items)), list(range(self.workers)), {}
+        while True:
+            for k in list(free):
+                got = next(todo, None)
+                if got is None:
+                    break
+                free.remove(k)
+                running[self._executors[k].submit(fn, got[1])] = (got[0], k)
+            if not running:
+                return results
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                i, k = running.pop(fut)
+                results[i] = fut.result()
+                free.append(k)
+
+    def map_pinned(self, fn, items: list) -> list:
         futures = [self._executors[i % self.workers].submit(fn, item) for i, item in enumerate(items)]
         return [f.result() for f in futures]
 
@@ -116,7 +134,7 @@ def _context(spec, scope, names, shadow):
     return got
 
 
-# A pinned worker's own states (`LocalPool.pinned`): the successors it made whose shard is its own
+# A pinned worker's own states (`LocalPool.map_pinned`): the successors it made whose shard is its own
 # are kept here rather than encoded, and the coordinator sends their fingerprint alone when the
 # first transition into one (in the single-process order) was this worker's.
 _HELD: dict = {"search": None, "level": -1, "cur": {}, "next": {}}
@@ -283,7 +301,7 @@ def search(variant, make_world, props, scope: scopes.Scope, pool, rename: bool =
     live = [p for p in props if p.kind == "liveness"]
     safety = [p for p in props if p.kind != "liveness"]
     graph = fair.Graph() if live else None
-    pinned = bool(getattr(pool, "pinned", False))
+    pinned = hasattr(pool, "map_pinned")
     shards = pool.workers if pinned else (shards or max(1, getattr(pool, "workers", 2)))
     base = dict(variant=variant_spec(variant), scope=scope, props=[p.name for p in props], rename=rename,
                 graph=graph is not None, shadow=shadow, step_limit=watchdog.current().limit or watchdog.DEFAULT_STEP_LIMIT,
@@ -334,7 +352,7 @@ def _level(frontier, base, open_names, pool, shards, deadline, pinned=False) -> 
         else:
             tasks = [dict(base, open=list(open_names), cutoffs=dict(cutoffs), items=items, seconds=seconds)
                      for items in parts if items]
-        for out in pool.map(expand_shard, tasks):
+        for out in (pool.map_pinned if pinned else pool.map)(expand_shard, tasks):
             for item in out:
                 results[item.pos] = item
         first = _first_new(results, cutoffs)
