@@ -12,7 +12,8 @@ from .lifecycle import TERMINAL, WAITING
 
 # Progress actions, in the order the fair scheduler tries them each round (round-robin).
 PROGRESS = ("deliver", "answer", "respond", "run_finish_cancel", "operator_resume", "external_event", "run_start",
-            "rest_resolve", "run_complete", "persist", "harness_restart", "harness_receive", "harness_poll", "purge")
+            "rest_resolve", "run_complete", "persist", "harness_restart", "harness_receive", "harness_poll",
+            "harness_listen", "purge")
 
 
 def progress_moves(world) -> list[tuple[str, dict]]:
@@ -22,8 +23,8 @@ def progress_moves(world) -> list[tuple[str, dict]]:
             if name in ("rest_resolve", "external_event") and \
                     world.runs[world.interrupts[args["interrupt"]].run].status not in WAITING:
                 continue    # the run no longer waits on it (cancelled meanwhile): answering is no progress
-            if name == "harness_poll" and not _bound_run_finished(world, args):
-                continue    # the harness polls a task whose run finished (LIV-2); more polls are no progress
+            if name in ("harness_poll", "harness_listen") and not _bound_run_finished(world, args):
+                continue    # the harness reads a task whose run finished (LIV-2); more reads are no progress
             if name == "rest_resolve":
                 i = world.interrupts[args["interrupt"]]
                 if not (i.open and args["response"] == "accept" and world.rules.eligible_approver(world, args["subject"], i)):

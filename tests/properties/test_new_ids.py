@@ -73,7 +73,8 @@ STORIES = {
         ("harness_start", dict(client="H1", server="S1", long=True)),
         ("harness_start", dict(client="H1", server="S1", long=False, short=True))]),
     "LIV-2": ("subscription-without-fallback", BOUND + [
-        ("harness_poll", dict(client="H1", op="op1")), ("harness_receive", dict(request="r3")),
+        ("harness_listen", dict(client="H1", op="op1")), ("harness_poll", dict(client="H1", op="op1")),
+        ("harness_receive", dict(request="r3")),
         ("end_listen", dict(request="r2")), ("harness_receive", dict(request="r2")),
         ("run_start", dict(run=run(1))), ("run_complete", dict(run=run(1)))]),
 }
