@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from model.host import answer_pending
 from model.variants import resolve
 from verifier.cli import main
 from verifier.validate import host_properties, make_world, validate_log
@@ -176,8 +177,11 @@ def _session(script):
             ref = world.requests[qid].response["result"]["taskId"]
         else:
             name = method.replace("/", "_")
-            rec.record(world, world.apply(name, dict(client=c, server="S1", ref=ref, transport="http", declare=True,
-                                                     header_ok=True), check=False))
+            step = world.apply(name, dict(client=c, server="S1", ref=ref, transport="http", declare=True,
+                                          header_ok=True), check=False)
+            rec.record(world, step)
+            for answered in answer_pending(world, step, check=False):
+                rec.record(world, answered)
     return rec.lines(world, rename=True)
 
 

@@ -16,9 +16,11 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
+from model.params import Params
+
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "traffic-log.schema.json"
 EVENTS = ("header", "open", "message", "close", "run")
-SUBJECTS = ("alice", "bob", "carol", "mallory")
+SUBJECTS = tuple(s.name for s in Params().subjects)      # the Subjects a mapping may name
 
 # The mapping file ties a real host's identities to the model instance's (model/params.py).
 MAPPING_SCHEMA = {

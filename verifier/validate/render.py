@@ -12,8 +12,10 @@ import hashlib
 import json
 
 from model import identity
+from model.host import answer_pending
+from model.params import Params
 
-TOKENS = {"alice": "tok-alice", "bob": "tok-bob", "carol": "tok-carol", "mallory": "tok-mallory"}
+TOKENS = {s.name: f"tok-{s.name}" for s in Params().subjects}
 MAPPING = {"server": "S1", "tokens": {t: s for s, t in TOKENS.items()}, "tenants": {"acme": "acme", "beta": "beta"},
            "tools": {"flow": "flow", "task-only": "task-only", "bad-args": "bad-args"}, "stdio": "alice",
            "mounts": {"/s1": "S1", "/s2": "S2"}}
@@ -190,7 +192,10 @@ def walk(seed: int, steps: int, variant=None, run_events: bool = True):
         if not moves:
             break
         name, args = moves[rnd.randrange(len(moves))]
-        rec.record(world, world.apply(name, args, check=False))
+        step = world.apply(name, args, check=False)
+        rec.record(world, step)
+        for answered in answer_pending(world, step, check=False):    # as the reference host: at once
+            rec.record(world, answered)
     return world, rec
 
 
