@@ -174,16 +174,21 @@ def default_manifest(paths: list[str]) -> Path:
     return (first if first.is_dir() else first.parent) / "counterexamples" / "manifest.json"
 
 
-def expectation_problems(name: str, expect: dict, verdicts: dict) -> list[str]:
-    """A variant's own `expect`: refuted ids refuted, unreached witnesses unreached, closed gaps holding."""
+def expectation_problems(name: str, expect: dict, verdicts: dict, searched: dict | None = None) -> list[str]:
+    """A variant's own `expect`: refuted ids refuted, unreached witnesses unreached, closed gaps holding.
+    A refutation or a reached witness may come from either engine: the exploration's `verdicts` or
+    the exhaustive search's at any scope it recorded (`searched`, a manifest's `bfs` record)."""
     from properties.base import load_catalogue
     problems = []
     props = load_catalogue()
+    found = {p: v for scope in (searched or {}).values() for p, v in scope["verdicts"].items()
+             if v in ("refuted", "reached")}
     for rid, want in expect.items():
         named = [p for p in props.values() if rid in p.ids]
         got = {verdicts.get(p.name) for p in named}
-        ok = {"refuted": "refuted" in got, "unreached": "unreached" in got,
-              "holds": bool(got) and got <= {"holds"}, "reached": "reached" in got}[want]
+        shown = {found.get(p.name) for p in named}
+        ok = {"refuted": "refuted" in got | shown, "unreached": "unreached" in got,
+              "holds": bool(got) and got <= {"holds"}, "reached": "reached" in got | shown}[want]
         if not ok:
             problems.append(f"{name}: expected {rid} {want}, got {', '.join(sorted(g for g in got if g)) or 'no property'}")
     return problems
@@ -274,7 +279,7 @@ def run_gate(args) -> int:
     problems, undetermined, starved = [], [], []
     for got in results:
         name = got["variant"]
-        problems += expectation_problems(name, dict(getattr(classes[name], "expect", {})), got["verdicts"])
+        problems += expectation_problems(name, dict(getattr(classes[name], "expect", {})), got["verdicts"], got.get("bfs"))
         if not args.record:
             problems += compare(name, manifest["variants"].get(name), got)
             problems += compare_bfs(name, manifest["variants"].get(name, {}).get("bfs"), got.get("bfs"))

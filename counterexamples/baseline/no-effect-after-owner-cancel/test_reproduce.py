@@ -7,7 +7,7 @@ from verifier.reproduce import reproduce
 VARIANT = 'baseline'
 PROPERTY = 'no-effect-after-owner-cancel'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S2', 'long': False}),
+    ('call_tool', {'client': 'C1', 'server': 'S2', 'transport': 'http', 'declare': False, 'tool': 'flow'}),
     ('disconnect', {'request': 'r1'}),
     ('run_compensate', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]

@@ -12,6 +12,7 @@ STEPS = [
     ('harness_receive', {'request': 'r1'}),
     ('harness_cancel', {'client': 'H1', 'run': 'L1'}),
     ('harness_send_cancel', {'client': 'H1', 'op': 'op1'}),
+    ('respond', {'request': 'r2'}),
     ('harness_receive', {'request': 'r2'}),
 ]
 

@@ -9,6 +9,7 @@ PROPERTY = 'plain-mount-knows-no-tasks-methods'
 STEPS = [
     ('harness_start', {'client': 'H1', 'server': 'S2', 'long': False}),
     ('tasks_cancel', {'server': 'S2', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

@@ -7,15 +7,10 @@ from verifier.reproduce import reproduce
 VARIANT = 'decline-cancels-run'
 PROPERTY = 'responses-resume-never-cancel'
 STEPS = [
-    ('harness_start', {'client': 'H2', 'server': 'S2', 'long': False}),
-    ('harness_crash', {'client': 'H2'}),
-    ('harness_restart', {'client': 'H2'}),
-    ('harness_reissue', {'client': 'H2', 'op': 'op1'}),
-    ('run_start', {'run': 'acme/XHoyDVm3Iar8NfwBTk1GYp'}),
-    ('run_interrupt', {'run': 'acme/XHoyDVm3Iar8NfwBTk1GYp', 'kind': 'approval', 'form': True}),
-    ('answer', {'request': 'r2'}),
-    ('deliver', {'request': 'r2'}),
-    ('mrtr_retry', {'answers': 'r2', 'declare': True, 'response': 'decline', 'client': 'C2'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': False}),
+    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'decline'}),
 ]
 
 

@@ -7,12 +7,11 @@ from verifier.reproduce import reproduce
 VARIANT = 'decline-cancels-run'
 PROPERTY = 'sent-response-detaches-run'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_spawn', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_start', {'run': 'acme/XHoyDVm3Iar8NfwB'}),
-    ('run_interrupt', {'run': 'acme/XHoyDVm3Iar8NfwB', 'kind': 'approval', 'form': True}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-GiJSj0FXo5Kct-PhyDVm3I', 'response': 'decline'}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
+    ('tasks_update_two', {'client': 'C2', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'key': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'also': 'acme/i-neverissuedneverissued', 'response': 'decline'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

@@ -7,9 +7,9 @@ from verifier.reproduce import reproduce
 VARIANT = 'disconnect-cancels-callers-runs'
 PROPERTY = 'cancel-reaches-owned-run-only'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('disconnect', {'request': 'r2'}),
+    ('call_tool', {'client': 'C1', 'server': 'S2', 'transport': 'http', 'declare': False, 'tool': 'flow'}),
+    ('call_tool', {'client': 'C1', 'server': 'S2', 'transport': 'http', 'declare': False, 'tool': 'flow'}),
+    ('disconnect', {'request': 'r1'}),
 ]
 
 

@@ -7,9 +7,12 @@ from verifier.reproduce import reproduce
 VARIANT = 'disconnect-cancels-callers-runs'
 PROPERTY = 'sent-response-detaches-run'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S2', 'transport': 'http', 'declare': False, 'tool': 'flow'}),
-    ('call_tool', {'client': 'C1', 'server': 'S2', 'transport': 'http', 'declare': False, 'tool': 'flow'}),
-    ('disconnect', {'request': 'r1'}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
+    ('answer', {'request': 'r1'}),
+    ('harness_receive', {'request': 'r1'}),
+    ('harness_persist', {'client': 'H1', 'op': 'op1'}),
+    ('harness_poll', {'client': 'H1', 'op': 'op1'}),
+    ('disconnect', {'request': 'r2'}),
 ]
 
 

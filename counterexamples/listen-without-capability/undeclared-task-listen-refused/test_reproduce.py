@@ -7,7 +7,8 @@ from verifier.reproduce import reproduce
 VARIANT = 'listen-without-capability'
 PROPERTY = 'undeclared-task-listen-refused'
 STEPS = [
-    ('listen', {'declare': False, 'server': 'S1', 'client': 'C2'}),
+    ('listen', {'declare': False, 'server': 'S1', 'client': 'C1'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

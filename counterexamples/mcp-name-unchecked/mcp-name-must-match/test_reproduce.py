@@ -7,10 +7,9 @@ from verifier.reproduce import reproduce
 VARIANT = 'mcp-name-unchecked'
 PROPERTY = 'mcp-name-must-match'
 STEPS = [
-    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_Qi', 'kind': 'approval', 'form': True}),
-    ('tasks_update', {'server': 'S1', 'ref': 'acme%2FosGTk1GYp6Ldu_Qi', 'key': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept', 'transport': 'http', 'declare': True, 'header_ok': False, 'client': 'C4'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'key': 'acme/i-neverissuedneverissued', 'response': 'decline', 'transport': 'http', 'declare': True, 'header_ok': False, 'client': 'C1'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

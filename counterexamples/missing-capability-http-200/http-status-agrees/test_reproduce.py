@@ -7,8 +7,8 @@ from verifier.reproduce import reproduce
 VARIANT = 'missing-capability-http-200'
 PROPERTY = 'http-status-agrees'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('tasks_cancel', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': False, 'header_ok': True, 'client': 'C3'}),
+    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued', 'key': 'acme/i-neverissuedneverissued', 'response': 'cancel', 'transport': 'http', 'declare': False, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

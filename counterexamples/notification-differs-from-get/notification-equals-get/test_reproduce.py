@@ -7,10 +7,12 @@ from verifier.reproduce import reproduce
 VARIANT = 'notification-differs-from-get'
 PROPERTY = 'notification-equals-get'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
     ('listen', {'declare': True, 'server': 'S1', 'client': 'C1'}),
-    ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('respond', {'request': 'r2'}),
+    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept'}),
 ]
 
 

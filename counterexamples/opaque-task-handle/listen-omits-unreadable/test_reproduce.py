@@ -9,6 +9,7 @@ PROPERTY = 'listen-omits-unreadable'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
     ('listen', {'client': 'C4', 'server': 'S1', 'declare': True}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

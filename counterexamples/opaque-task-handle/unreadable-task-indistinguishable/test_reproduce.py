@@ -11,9 +11,8 @@ STEPS = [
     ('answer', {'request': 'r1'}),
     ('harness_receive', {'request': 'r1'}),
     ('harness_persist', {'client': 'H1', 'op': 'op1'}),
-    ('harness_crash', {'client': 'H1'}),
-    ('harness_restart', {'client': 'H1'}),
     ('harness_poll', {'client': 'H1', 'op': 'op1'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

@@ -7,7 +7,7 @@ from verifier.reproduce import reproduce
 VARIANT = 'paused-projects-cancelled'
 PROPERTY = 'status-projection-total'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'task-only', 'declare': True, 'transport': 'http'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('operator_pause', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]

@@ -7,7 +7,7 @@ from verifier.reproduce import reproduce
 VARIANT = 'projection-missing-waiting-external'
 PROPERTY = 'status-projection-total'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('harness_start', {'client': 'H1', 'server': 'S2', 'long': False}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'external-event', 'form': True}),
 ]

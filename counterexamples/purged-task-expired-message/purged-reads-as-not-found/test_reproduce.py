@@ -13,7 +13,8 @@ STEPS = [
     ('clock_tick', {}),
     ('clock_tick', {}),
     ('purge', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C3'}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

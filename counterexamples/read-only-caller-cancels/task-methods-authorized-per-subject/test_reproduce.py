@@ -8,7 +8,8 @@ VARIANT = 'read-only-caller-cancels'
 PROPERTY = 'task-methods-authorized-per-subject'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('tasks_cancel', {'server': 'S1', 'ref': 'acme%2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C2'}),
+    ('tasks_cancel', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C3'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

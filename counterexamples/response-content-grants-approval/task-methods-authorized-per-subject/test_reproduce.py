@@ -11,6 +11,7 @@ STEPS = [
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
     ('tasks_update', {'client': 'C1', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'key': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

@@ -7,8 +7,12 @@ from verifier.reproduce import reproduce
 VARIANT = 'short-task-id'
 PROPERTY = 'listen-omits-unreadable'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('listen', {'declare': True, 'server': 'S1', 'client': 'C1'}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
+    ('answer', {'request': 'r1'}),
+    ('harness_receive', {'request': 'r1'}),
+    ('harness_persist', {'client': 'H1', 'op': 'op1'}),
+    ('harness_listen', {'client': 'H1', 'op': 'op1'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

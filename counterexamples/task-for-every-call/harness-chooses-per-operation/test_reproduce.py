@@ -7,7 +7,7 @@ from verifier.reproduce import reproduce
 VARIANT = 'task-for-every-call'
 PROPERTY = 'harness-chooses-per-operation'
 STEPS = [
-    ('harness_start', {'client': 'H2', 'server': 'S2', 'long': False, 'short': True}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False, 'short': True}),
 ]
 
 

@@ -11,9 +11,13 @@ STEPS = [
     ('answer', {'request': 'r1'}),
     ('harness_receive', {'request': 'r1'}),
     ('harness_persist', {'client': 'H1', 'op': 'op1'}),
+    ('harness_poll', {'client': 'H1', 'op': 'op1'}),
+    ('respond', {'request': 'r2'}),
+    ('harness_receive', {'request': 'r2'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('harness_poll', {'client': 'H1', 'op': 'op1'}),
+    ('respond', {'request': 'r3'}),
 ]
 
 

@@ -14,6 +14,7 @@ STEPS = [
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'clarification', 'form': True}),
     ('harness_poll', {'client': 'H1', 'op': 'op1'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

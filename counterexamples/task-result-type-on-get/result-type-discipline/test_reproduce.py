@@ -12,6 +12,7 @@ STEPS = [
     ('harness_receive', {'request': 'r1'}),
     ('harness_persist', {'client': 'H1', 'op': 'op1'}),
     ('harness_poll', {'client': 'H1', 'op': 'op1'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

@@ -7,7 +7,7 @@ from verifier.reproduce import reproduce
 VARIANT = 'task-to-non-declaring'
 PROPERTY = 'task-only-to-declaring-request'
 STEPS = [
-    ('call_tool', {'client': 'C2', 'server': 'S1', 'tool': 'flow', 'declare': False, 'transport': 'stdio'}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False, 'short': True}),
     ('answer', {'request': 'r1'}),
 ]
 

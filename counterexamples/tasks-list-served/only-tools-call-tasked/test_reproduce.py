@@ -8,6 +8,7 @@ VARIANT = 'tasks-list-served'
 PROPERTY = 'only-tools-call-tasked'
 STEPS = [
     ('unsupported', {'client': 'C1', 'server': 'S1', 'method': 'tasks/list'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

@@ -7,9 +7,7 @@ from verifier.reproduce import reproduce
 VARIANT = 'tasks-only-for-tasked-runs'
 PROPERTY = 'every-readable-run-is-a-task'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_spawn', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False, 'short': True}),
 ]
 
 

@@ -11,6 +11,7 @@ STEPS = [
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
     ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_Qi', 'kind': 'approval', 'form': True}),
     ('tasks_update', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'key': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

@@ -7,8 +7,9 @@ from verifier.reproduce import reproduce
 VARIANT = 'tasks-only-for-tasked-runs'
 PROPERTY = 'update-acknowledged-empty'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': False, 'transport': 'http'}),
-    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'key': 'acme/i-neverissuedneverissued', 'response': 'accept', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
+    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'key': 'acme/i-neverissuedneverissued', 'response': 'accept', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

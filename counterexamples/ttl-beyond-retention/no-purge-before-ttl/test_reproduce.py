@@ -11,10 +11,12 @@ STEPS = [
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('tasks_get', {'client': 'C3', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True}),
+    ('respond', {'request': 'r2'}),
     ('clock_tick', {}),
     ('clock_tick', {}),
     ('purge', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('tasks_get', {'client': 'C3', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True}),
+    ('respond', {'request': 'r3'}),
 ]
 
 

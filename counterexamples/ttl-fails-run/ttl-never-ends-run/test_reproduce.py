@@ -7,7 +7,7 @@ from verifier.reproduce import reproduce
 VARIANT = 'ttl-fails-run'
 PROPERTY = 'ttl-never-ends-run'
 STEPS = [
-    ('call_tool', {'client': 'C2', 'server': 'S1', 'tool': 'flow', 'declare': False, 'transport': 'stdio'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
     ('clock_tick', {}),
     ('clock_tick', {}),
 ]

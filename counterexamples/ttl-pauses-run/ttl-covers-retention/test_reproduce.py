@@ -7,15 +7,12 @@ from verifier.reproduce import reproduce
 VARIANT = 'ttl-pauses-run'
 PROPERTY = 'ttl-covers-retention'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'stdio'}),
-    ('answer', {'request': 'r1'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
     ('clock_tick', {}),
     ('clock_tick', {}),
     ('clock_tick', {}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept'}),
-    ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C3'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

@@ -9,6 +9,7 @@ PROPERTY = 'update-acknowledged-empty'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
     ('tasks_update', {'client': 'C2', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'key': 'acme/i-neverissuedneverissued', 'response': 'accept'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

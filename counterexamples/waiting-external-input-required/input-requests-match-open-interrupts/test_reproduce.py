@@ -7,7 +7,7 @@ from verifier.reproduce import reproduce
 VARIANT = 'waiting-external-input-required'
 PROPERTY = 'input-requests-match-open-interrupts'
 STEPS = [
-    ('harness_start', {'client': 'H2', 'server': 'S2', 'long': False}),
+    ('harness_start', {'client': 'H1', 'server': 'S2', 'long': False}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'external-event', 'form': True}),
     ('answer', {'request': 'r1'}),
