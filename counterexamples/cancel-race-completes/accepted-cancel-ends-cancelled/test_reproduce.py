@@ -7,7 +7,7 @@ from verifier.reproduce import reproduce
 VARIANT = 'cancel-race-completes'
 PROPERTY = 'accepted-cancel-ends-cancelled'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('call_tool', {'client': 'C2', 'server': 'S1', 'tool': 'flow', 'declare': False, 'transport': 'stdio'}),
     ('rest_cancel', {'subject': 'alice', 'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]

@@ -7,7 +7,7 @@ from verifier.reproduce import reproduce
 VARIANT = 'cancel-race-completes'
 PROPERTY = 'owner-cancel-cancels-run'
 STEPS = [
-    ('call_tool', {'client': 'C2', 'server': 'S2', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('call_tool', {'client': 'C3', 'server': 'S2', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
     ('disconnect', {'request': 'r1'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]

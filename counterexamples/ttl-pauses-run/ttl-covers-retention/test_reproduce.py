@@ -8,11 +8,20 @@ VARIANT = 'ttl-pauses-run'
 PROPERTY = 'ttl-covers-retention'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('answer', {'request': 'r1'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
     ('clock_tick', {}),
     ('clock_tick', {}),
     ('clock_tick', {}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C3'}),
-    ('respond', {'request': 'r2'}),
+    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept'}),
+    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-GiJSj0FXo5Kct-PhyDVm3I', 'response': 'accept'}),
+    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-18qxCUl2HZq7MevASj0FXo', 'response': 'accept'}),
+    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-kXMRizEWn4Jbs9OgxCUl2H', 'response': 'accept'}),
+    ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]
 
 
