@@ -48,10 +48,15 @@ def receive(world, q) -> None:
             q.owns = run.id
 
 
+def awaits_respond(q) -> bool:
+    """Was q received, and is it still waiting for the host's `respond` (any request but tools/call)?"""
+    return q.method != "tools/call" and q.phase == "received"
+
+
 def receive_and_answer(world, q) -> None:
     """Receive q and answer it in one go: what an observer's probe asks the host."""
     receive(world, q)
-    if q.method != "tools/call" and q.phase == "received":
+    if awaits_respond(q):
         _process(world, q)
 
 
@@ -208,7 +213,7 @@ def _stream_moves(world):
 
 
 def _respond_moves(world):
-    return [dict(request=q.id) for q in world.requests.values() if q.method != "tools/call" and q.phase == "received"]
+    return [dict(request=q.id) for q in world.requests.values() if awaits_respond(q)]
 
 
 def _say_respond(world, a):
@@ -430,6 +435,6 @@ def answer_pending(world, step, next_action: str | None = None, check: bool = Tr
     out = []
     for qid in step.created:
         q = world.requests.get(qid)
-        if q is not None and q.method != "tools/call" and q.phase == "received":
+        if q is not None and awaits_respond(q):
             out.append(world.apply("respond", {"request": qid}, check=check))
     return out

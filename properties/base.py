@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from model.host import awaits_respond
+
 KINDS = ("invariant", "step", "trace", "liveness", "witness", "gap")
 REQUIREMENT_KINDS = {"S": ("invariant", "step"), "T": ("trace",), "L": ("liveness",), "W": ("witness",), "G": ("gap",)}
 
@@ -127,7 +129,7 @@ def handled(world, step) -> list:
     out = []
     for qid in step.created:
         q = world.requests.get(qid)
-        if q is not None and (q.method == "tools/call" or q.phase != "received"):
+        if q is not None and not awaits_respond(q):
             out.append(q)
     return out
 
