@@ -16,7 +16,8 @@ once on any other step.
   right after a restart every persisted binding of an unfinished record is being polled.
 - HNS-4 (cancel is an intent, a trace): a record with a cancel intent ends `cancelled` only after
   reading the remote `cancelled`, `completed`/`failed` only after reading that fact (from an answer, or
-  a notifications/tasks on its subscription), "effect unknown" only when the fact became unobtainable;
+  a notifications/tasks on its subscription), "effect unknown" only when the fact became unobtainable
+  (an error that says so, or the loss of its latest tools/call: not of one it has since re-issued);
   and after reading a remote `completed` it ends completed.
 - HNS-5 (local authority): the local run's status is the one its own records give, whatever the
   remote task reads.
@@ -192,19 +193,22 @@ def harness_resumes_after_restart(world, step):
 def _remote_facts(world, client: str, op: str) -> list[tuple[str, str]]:
     """(request, fact) the client's live process learnt for op: a remote terminal status it read, or
     `unobtainable`. A process knows only what it read itself: a call sent by an earlier process is
-    unobtainable to it (the record on disk is all that survived)."""
+    unobtainable to it (the record on disk is all that survived). Only the latest tools/call sent for op
+    makes the fact unobtainable by its loss: an earlier one that was re-issued is superseded, and the
+    fact may still come in the answer to the re-issue."""
     h = world.harness
     epoch = h.clients[client].proc.epoch if h.clients[client].proc is not None else None
+    mine = [q for q in world.requests.values() if q.client == client and q.operation == op]
+    calls = [q.id for q in mine if q.method == "tools/call"]
+    last_call = calls[-1] if calls else None      # the call the fact can still come from: the latest sent
     out = []
-    for q in world.requests.values():
-        if q.client != client or q.operation != op:
-            continue
+    for q in mine:
         if h.sent[q.id][1] != epoch:
-            if q.method == "tools/call":
+            if q.id == last_call:
                 out.append((q.id, "unobtainable"))   # whatever answer came died with that process
             continue
         fact = _fact(q) if q.id in h.read and q.phase == "delivered" else None
-        if fact is None and q.method == "tools/call" and q.phase in ("lost", "cancelled"):
+        if fact is None and q.id == last_call and q.phase in ("lost", "cancelled"):
             fact = "unobtainable"                    # its connection dropped before an answer
         if fact is not None:
             out.append((q.id, fact))
@@ -514,4 +518,21 @@ STORIES = {
         ("run_start", run_no(1)), ("run_interrupt", _clarification(1)),
         ("answer", dict(request="r1")), ("harness_receive", dict(request="r1")),   # InputRequiredResult
         ("harness_mrtr", dict(client=H1, op="op1"))],
+    # HNS-4 where the fact comes from a call other than the first: a call whose connection dropped is
+    # re-issued, then cancelled (the drain answers and reads the re-issue: the first call's loss is no
+    # longer the fact); and an MRTR retry refused after a cancel intent because its interrupt was
+    # answered elsewhere meanwhile (the fact became unobtainable: "effect unknown", not failed).
+    "harness-cancels-a-reissued-call": [
+        ("harness_start", dict(client=H1, server="S1", long=False)),    # tools/call r1, declaring tasks
+        ("disconnect", dict(request="r1")),                              # dropped before its answer
+        ("harness_reissue", dict(client=H1, op="op1")),                  # tools/call r2, the same operation
+        ("harness_cancel", dict(client=H1, run="L1"))],
+    "harness-cancels-before-a-refused-retry": [
+        ("harness_start", dict(client=H1, server="S2", long=False)),    # S2 serves no Tasks: a plain call
+        ("run_start", run_no(1)), ("run_interrupt", _clarification(1)),
+        ("answer", dict(request="r1")), ("harness_receive", dict(request="r1")),   # InputRequiredResult
+        ("harness_cancel", dict(client=H1, run="L1")),
+        ("rest_resolve", lambda w: {"subject": "alice", "interrupt": list(w.interrupts)[0], "response": "accept"}),
+        ("harness_mrtr", dict(client=H1, op="op1")),                     # r2: its interrupt is answered
+        ("harness_receive", dict(request="r2"))],                        # refused: the fact is unobtainable
 }

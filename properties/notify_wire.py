@@ -473,7 +473,8 @@ def _mismatched(world, step):
 @prop("mcp-name-must-match", "WIRE-4", "step", "ext-tasks §Routing Headers",
       "on streamable HTTP a tasks/* request whose Mcp-Name header differs from params.taskId is refused -32020 "
       "(-32021 where the capability check, which comes first, refuses it) and changes nothing",
-      premise=lambda world, step: bool(_mismatched(world, step)), reads=("emitted",))
+      premise=lambda world, step: any(declared(q) and world.params.serves_tasks(q.server)
+                                      for q, _ in _mismatched(world, step)), reads=("emitted",))
 def mcp_name_must_match(world, step):
     for q, msg in _mismatched(world, step):
         code = error_code(msg)

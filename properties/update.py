@@ -284,15 +284,46 @@ def _open_interrupts_in_log(run) -> set[str]:
     return {i for i in asked if i not in done}
 
 
+def _owed_resolutions(world, step) -> list[tuple[str, str, dict]]:
+    """(request, interruptId, its answer) for each answer a served tasks/update processed at this
+    step gives an interrupt that must take it: issued by the run the request's taskId names, which
+    the caller can read and which was waiting; open before the step (its log); an input request,
+    not an external event; the caller an eligible approver by the recorded request. Judged from
+    the log and the Subjects' rights alone, never from the host's record of its interrupts."""
+    q = new_request(world, step)
+    if q is None or q.method != "tasks/update" or not served_task_request(world, q):
+        return []
+    run = readable_task(world, q)
+    if run is None or step.pre_status.get(run.id) not in WAITING:
+        return []
+    resolved_here = {e.get("interruptId") for rid, e in _resolutions(step) if rid == run.id}
+    still_open = _open_interrupts_in_log(run) | resolved_here
+    out = []
+    for k, v in (q.message["params"].get("inputResponses") or {}).items():
+        for n in _key_names(world, k):
+            req = requested_event(run, n)
+            if req is not None and n in still_open and req.get("kind") != "external-event" \
+                    and eligible(world, q.subject, run, req):
+                out.append((q.id, n, v))
+    return out
+
+
 def _upd4_premise(world, step):
-    return any(e.get("via") in CLIENT_VIAS for _, e in _resolutions(step))
+    return any(e.get("via") in CLIENT_VIAS for _, e in _resolutions(step)) or bool(_owed_resolutions(world, step))
 
 
 @prop("responses-resume-never-cancel", "UPD-4", "step", "map mcp.mrtr",
       "accept resumes the interrupt with its content, decline takes the decline path, cancel resolves it as "
-      "cancelled; the recorded resolution is the answer given, and none of them cancels the run.",
-      premise=_upd4_premise, reads=("events",))
+      "cancelled; the recorded resolution is the answer given, and none of them cancels the run. The must "
+      "half: a served tasks/update from an eligible approver answering an open interrupt of the run it names "
+      "resolves that interrupt at that step.",
+      premise=_upd4_premise, reads=("events", "created", "respond"))
 def upd4_answer_recorded_run_not_cancelled(world, step):
+    resolved = {e.get("interruptId") for _, e in _resolutions(step)}
+    for qid, iid, answer in _owed_resolutions(world, step):
+        if iid not in resolved:
+            return (f"tasks/update {qid} from an eligible approver answered the open {world.label(iid)} with "
+                    f"{answer.get('action')}, yet the host resolved nothing for it")
     resolutions = [(rid, e) for rid, e in _resolutions(step) if e.get("via") in CLIENT_VIAS]
     if not resolutions:
         return None
