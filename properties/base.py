@@ -68,7 +68,10 @@ FACETS = {
     "phase": "a request's phase differs from before the step, or a request was made",
     "created": "the step made a request, a run or an interrupt (step.created)",
     "cancelled": "the step cancelled a request (step.cancelled)",
+    "owns": "a request's ownership (the run it owns) differs from before the step, or a request was made",
+    "terminal": "a run became completed, failed or cancelled at the step, or a run was made",
 }
+_TERMINAL = frozenset({"completed", "failed", "cancelled"})
 _BIT = {name: 1 << i for i, name in enumerate(FACETS)}
 
 
@@ -78,14 +81,24 @@ def step_facets(world, step) -> int:
         | (32 if step.cancelled else 0)
     pre = step.pre_status
     for rid, r in world.runs.items():
-        if pre.get(rid) != r.status:
+        was = pre.get(rid)
+        if was != r.status:
             m |= 4
-            break
-    pre = step.pre_phase
+            if was is None or r.status in _TERMINAL:
+                m |= 128
+                break
+    pre, owner = step.pre_phase, step.pre_owner
     for qid, q in world.requests.items():
-        if pre.get(qid) != q.phase:
+        if qid not in pre:
+            return m | 8 | 64
+        if pre[qid] != q.phase:
             m |= 8
-            break
+            if m & 64:
+                break
+        if owner[qid] != q.owns:
+            m |= 64
+            if m & 8:
+                break
     return m
 
 

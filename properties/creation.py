@@ -67,6 +67,7 @@ notify_wire catalogues.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from model import wire
@@ -180,6 +181,7 @@ _RAW = re.compile(r"(anon:)?[A-Za-z0-9._~-]{1,128}/[A-Za-z0-9._-]{16,128}")
 _SAFE = re.compile(r"[A-Za-z0-9._-]")
 
 
+@functools.lru_cache(maxsize=1 << 16)        # pure, and asked of the same few ids at every step
 def project(raw: str) -> str:
     """Every byte outside [A-Za-z0-9._-] written ~XX (uppercase hex), once."""
     return "".join(ch if _SAFE.fullmatch(ch) else "".join(f"~{b:02X}" for b in ch.encode()) for ch in raw)
@@ -189,6 +191,11 @@ def decode_task_id(ref) -> str | None:
     """The raw runId a projected (or %2F) wire id names, or None when it is not a well-formed id."""
     if not isinstance(ref, str):
         return None
+    return _decode(ref)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _decode(ref: str) -> str | None:
     text = ref.replace("%2F", "~2F").replace("%2f", "~2F")
     if not _PROJECTED.fullmatch(text):
         return None
@@ -644,7 +651,7 @@ def _task1_runs(world, step):
       "resolves the projected runId for every Subject that can getRun it (probed when the run is created and when "
       "it becomes terminal)",
       premise=lambda world, step: bool(_readable_gets(world, step)) or bool(_task1_runs(world, step)),
-      reads=("emitted", "status"))
+      reads=("emitted", "terminal"))
 def every_readable_run_is_a_task(world, step):
     for q, msg, run in _readable_gets(world, step):
         res = msg.get("result")

@@ -35,6 +35,9 @@ from .base import annotate, handled, learnt_at, prop
 
 OPEN = ("received", "streaming")
 ANSWERED = ("sent", "delivered", "lost")
+# The actions that cancel a request on its connection (`connection_cancellations`): the only steps
+# at which OWN-2..4 and OWN-G3 meet a cancellation, so the only ones they read besides a run's log.
+CONNECTION_EVENTS = ("disconnect", "stdio_cancel", "stdio_close", "harness_crash")
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 REQUEST_CANCELLED = "mcp-request-cancelled"          # run.cancelled.reason registered by RFC §G.12
 AFTER_CANCEL_FORBIDDEN = ("run.started", "run.child_started", "interrupt.requested", "run.completed",
@@ -43,12 +46,25 @@ AFTER_CANCEL_FORBIDDEN = ("run.started", "run.child_started", "interrupt.request
 
 # ---- the derived ownership relation -------------------------------------------------------------
 def created_runs(world) -> dict[str, str]:
-    """requestId -> runId for every run a tools/call created (the request its run.created names)."""
+    """requestId -> runId for every run a tools/call created (the request its run.created names).
+    Read by five properties at every step: kept for the step being checked (a cache, never state)."""
+    step = world.history[-1] if world.history else None
+    cache = world.facts.get("own.created")
+    if cache is not None and step is not None and cache[0] is step:
+        return cache[1]
+    out = _created_runs(world)
+    if step is not None:
+        world.facts["own.created"] = (step, out)
+    return out
+
+
+def _created_runs(world) -> dict[str, str]:
+    # From the run log alone, as an auditor reads it: a run whose log does not open with the
+    # run.created naming its request was created by no request, whatever the host's own record says.
     out = {}
     for r in world.runs.values():
         first = r.log[0] if r.log else None
         req = first.get("request") if first is not None and first.get("type") == "run.created" else None
-        req = req or r.creating_request
         if req is not None and r.fork_of is None:
             out[req] = r.id
     return out
@@ -145,6 +161,8 @@ def connection_cancellations(world, step) -> list[tuple[str, str]]:
     stdio EOF where P-STDIO-EOF says it cancels. Derived from the client's or network's action
     alone, never from the host's record of what it cancelled: a host that ignores a cancellation
     is then seen ignoring it."""
+    if step.action not in CONNECTION_EVENTS:
+        return []
     a, args = step.action, step.args
     if a in ("disconnect", "stdio_cancel"):
         qids, cause = [args.get("request")], ("http-disconnect" if a == "disconnect" else "stdio-cancelled")
@@ -160,12 +178,14 @@ def connection_cancellations(world, step) -> list[tuple[str, str]]:
             and world.requests[qid].method != "subscriptions/listen"]
 
 
-def owner_cancellations(world, step, created=None) -> list[tuple[str, str, str]]:
+def owner_cancellations(world, step) -> list[tuple[str, str, str]]:
     """(requestId, cause, runId) for each request cancelled at this step while it owned a run."""
+    if step.action not in CONNECTION_EVENTS:
+        return []
     cancelled = connection_cancellations(world, step)
     if not cancelled:
         return []
-    created = created_runs(world) if created is None else created
+    created = created_runs(world)
     out = []
     for qid, cause in cancelled:
         q = world.requests.get(qid)
@@ -194,19 +214,27 @@ def _owner_accepts(world, step):
 
 # ---- OWN-1 --------------------------------------------------------------------------------------
 def _own1_premise(world, step):
+    """Ownership is at stake at this step: a request that should own a run now, or whose response
+    just ended its ownership, was made, moved or changed its ownership field at this step. (The
+    invariant reads only requests' phases and ownership and what a new request or run brings: a
+    step changing none of them cannot break it, and does not count as testing it.)"""
     created = created_runs(world)
+    pre_phase, pre_owner = step.pre_phase, step.pre_owner
     for q in world.requests.values():
-        if started_run(world, q, created) is None:
+        was = pre_phase.get(q.id)
+        if q.phase not in OPEN and was not in OPEN:
             continue
-        if q.phase in OPEN or step.pre_phase.get(q.id) in OPEN:
-            return True        # someone should own a run now, or the owner's response just left
+        if was is not None and was == q.phase and pre_owner.get(q.id) == q.owns:
+            continue
+        if started_run(world, q, created) is not None:
+            return True
     return False
 
 
 @prop("ownership-as-stated", "OWN-1", "invariant", "RFC §G.12",
       "A run is owned exactly by the tools/call that created it or the verified MRTR retry that continues "
       "it, from receipt until the whole final response is sent; nothing else owns it, and a run has at "
-      "most one owner.", premise=_own1_premise)
+      "most one owner.", premise=_own1_premise, reads=("phase", "owns", "created"))
 def own1_ownership_follows_protocol(world, step):
     wrong = retry_refused_wrongly(world, step)
     if wrong:
@@ -242,7 +270,8 @@ def _own2_premise(world, step):
 @prop("owner-cancel-cancels-run", "OWN-2", "trace", "RFC §G.12",
       "When the request that owns a non-terminal run is cancelled, the host accepts a cancel of that run as "
       "cancelRun would (reason mcp-request-cancelled unless a cancel was in progress, same cascade), and the "
-      "run then starts no node or work effect and neither completes nor fails.", premise=_own2_premise)
+      "run then starts no node or work effect and neither completes nor fails.", premise=_own2_premise,
+      reads=("events", *CONNECTION_EVENTS))
 def own2_owner_cancel_cancels_run(world, step):
     facts = world.facts.setdefault("OWN-2", {})        # runId -> (requestId, expected reason)
     fresh = set()                                      # runs whose owner's cancel is accepted at this step
@@ -347,7 +376,8 @@ def _names_run(world, ref: str, rid: str) -> bool:
 @prop("sent-response-detaches-run", "OWN-3", "trace", "RFC §G.13",
       "Once the whole response to a request was sent, no disconnect or cancellation of that request changes "
       "any run; a run's cancel is accepted only through tasks/cancel, cancelRun, a parent's cascade, or the "
-      "cancellation of the request that owned it at that moment.", premise=_own3_premise)
+      "cancellation of the request that owned it at that moment.", premise=_own3_premise,
+      reads=("events", *CONNECTION_EVENTS))
 def own3_answered_request_cannot_touch_run(world, step):
     targets = _after_response_targets(world, step)
     if targets:
@@ -394,7 +424,7 @@ def _own4_premise(world, step):
 
 @prop("cancel-reaches-owned-run-only", "OWN-4", "step", "RFC title, §G.12",
       "Cancelling a request cancels only the run it owned and the runs that run's cancelRun cascades to; "
-      "never another request's, caller's or tenant's run.", premise=_own4_premise)
+      "never another request's, caller's or tenant's run.", premise=_own4_premise, reads=CONNECTION_EVENTS)
 def own4_cancellation_stays_in_cascade(world, step):
     cancelled = connection_cancellations(world, step)
     if not cancelled:
@@ -420,7 +450,8 @@ def _g3_premise(world, step):
 
 @prop("no-effect-after-owner-cancel", "OWN-G3", "gap", "RFC §Security (gap G3)",
       "Nothing promises that no external effect happens after the owner's cancellation was accepted: "
-      "compensation and an attempt in flight may act afterwards.", premise=_g3_premise)
+      "compensation and an attempt in flight may act afterwards.", premise=_g3_premise,
+      reads=("events", *CONNECTION_EVENTS))
 def own_g3_effect_after_owner_cancel(world, step):
     facts = world.facts.setdefault("OWN-G3", {})    # runId -> requestId
     fresh = set()

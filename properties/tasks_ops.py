@@ -243,7 +243,7 @@ def _ttl1_premise(world, step):
 
 @prop("ttl-covers-retention", "TTL-1", "step", "RFC §F.11, map mcp.tasks.fields",
       "At every emission of a task, ttlMs is null or createdAt + ttlMs is not earlier than the run's purge "
-      "time (P-RETENTION).", premise=_ttl1_premise, reads=("emitted", "status"))
+      "time (P-RETENTION).", premise=_ttl1_premise, reads=("emitted", "terminal"))
 def ttl1_ttl_covers_retention(world, step):
     facts = world.facts.setdefault("TTL-1", {})     # runId -> (expiry ms, requestId) earliest emitted
     tick = world.params.tick_ms
