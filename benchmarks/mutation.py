@@ -21,7 +21,8 @@ Outcomes, against the same checks of the unmutated model:
 - vacuous: nothing refuted, but a premise the unmutated model reaches is never reached, a witness it
   reaches is not (the check exits 2, not 0), or an action or request form it generates is not (a
   vacuity of the environment: check's coverage tables show it, and tests/quality/test_environment.py
-  fails on it);
+  fails on it), or a premise or action count falls by more than the gate's `coverage_factor` (what
+  `taskmodel gate` reports as drift of a model change);
 - survived: every verdict as for the unmutated model. docs/mutation.md classifies the survivors.
 What only tells a step in words (`_say*` functions, an action's `say`, f-strings, `.said`), the
 coverage classifier and docstrings are not mutated.
@@ -185,7 +186,9 @@ def check(args) -> dict:
         r = run()
         out[name] = {"verdicts": {v.name: v.verdict for v in r.verdicts}, "faults": [f.line() for f in r.faults],
                      "generated": sorted(a for a, n in r.action_counts.items() if n)
-                     + sorted(f"{d}: {f}" for (d, f), n in (r.form_counts or {}).items() if n)}
+                     + sorted(f"{d}: {f}" for (d, f), n in (r.form_counts or {}).items() if n),
+                     "coverage": {"premises": {v.name: v.premise for v in r.verdicts if v.premise},
+                                  "actions": dict(r.action_counts)}}
         if args.index >= 0 and (r.faults or any(v.verdict == "refuted" for v in r.verdicts)):
             break
     return out
@@ -214,6 +217,12 @@ def classify(base: dict, got: dict) -> tuple[str, str]:
         if never:                     # a vacuity of the environment: an action or request form lost
             more = f" and {len(never) - 3} more" if len(never) > 3 else ""
             return "vacuous", f"{stage}: never generates {', '.join(never[:3])}{more}"
+    from verifier.gate import DEFAULTS, coverage_drops
+    for stage, r in got.items():      # the gate's drift rule: a count fallen by more than its factor
+        drops = coverage_drops(base[stage].get("coverage"), r.get("coverage"), DEFAULTS["coverage_factor"])
+        if drops:
+            more = f" and {len(drops) - 1} more" if len(drops) > 1 else ""
+            return "vacuous", f"{stage}: {drops[0]}{more}"
     return "survived", ""
 
 
@@ -248,9 +257,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write every mutant's outcome to this file")
     ap.add_argument("--child", nargs=4, metavar=("FILE", "INDEX", "LINE", "WHAT"), help=argparse.SUPPRESS)
     opts = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
     if opts.child:
         opts.file, opts.index, opts.line, opts.what = opts.child[0], int(opts.child[1]), int(opts.child[2]), opts.child[3]
-        sys.path.insert(0, str(ROOT))
         print(json.dumps(check(opts)))
         return 0
     bad = [f for f in opts.files if not (ROOT / f).is_file() or not f.endswith(".py")]

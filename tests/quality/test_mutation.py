@@ -53,3 +53,16 @@ def test_outcomes_are_read_against_the_unmutated_model():
         "vacuous", "host-small: never generates method: tasks/get")
     assert mutation.classify(base, {"host-small": {**same["host-small"], "faults": ["x.py:1: KeyError"]}})[0] == "crashed"
     assert mutation.classify(base, {"crashed": "exit 1"})[0] == "crashed"
+
+
+def test_a_count_fallen_past_the_gates_factor_is_a_vacuity():
+    """The gate's drift rule (`coverage_factor` 4): a premise reached a quarter as often or less, or
+    an action fired so, is a vacuity; a smaller drop is not."""
+    cov = {"premises": {"a": 45}, "actions": {"answer": 100}}
+    base = {"hypothesis": {"verdicts": {"a": "holds"}, "faults": [], "generated": [], "coverage": cov}}
+    with_counts = lambda premises, actions: {"hypothesis": {**base["hypothesis"], "coverage": {  # noqa: E731
+        "premises": {"a": premises}, "actions": {"answer": actions}}}}
+    assert mutation.classify(base, with_counts(12, 100))[0] == "survived"
+    assert mutation.classify(base, with_counts(10, 100)) == (
+        "vacuous", "hypothesis: premise of a exercised 10 times, was 45 (a drop of more than 4x)")
+    assert mutation.classify(base, with_counts(45, 20))[0] == "vacuous"
