@@ -15,7 +15,9 @@ or REST `resolveInterruptByRun`; an external event resolves an `external-event` 
   caller who is not an eligible approver may instead get `-32602` where P-APPROVER or
   P-UNAUTHORIZED say so, and nothing else.
 - UPD-4 (safety). The recorded resolution is the answer given (accept, decline or cancel), the run
-  resumes when no interrupt is left open, and no answer cancels the run.
+  resumes when no interrupt is left open, and no answer cancels the run. Its must half: a served
+  tasks/update from an eligible approver answering an open interrupt of the run its taskId names
+  (a run the caller can read) resolves that interrupt at that step.
 - RPL-1 (trace). A fork copies its source's history as history: every copied event is verbatim (the
   recorded resolver, action and approvers, never re-decided) and marked replayed, and the fork
   never raises a new `interrupt.requested` or `interrupt.resolved` for an interrupt its source
