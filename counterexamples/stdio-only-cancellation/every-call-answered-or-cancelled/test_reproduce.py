@@ -7,14 +7,15 @@ from verifier.reproduce import reproduce
 VARIANT = 'stdio-only-cancellation'
 PROPERTY = 'every-call-answered-or-cancelled'
 STEPS = [
-    ('call_tool', {'client': 'C2', 'server': 'S2', 'transport': 'http', 'declare': False, 'tool': 'flow'}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
+    ('disconnect', {'request': 'r1'}),
+    ('harness_reissue', {'client': 'H1', 'op': 'op1'}),
+    ('answer', {'request': 'r2'}),
+    ('harness_receive', {'request': 'r2'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('answer', {'request': 'r1'}),
-    ('deliver', {'request': 'r1'}),
-    ('mrtr_retry', {'client': 'C2', 'answers': 'r1', 'response': 'accept', 'declare': False}),
-    ('disconnect', {'request': 'r2'}),
+    ('run_start', {'run': 'acme/XHoyDVm3Iar8NfwBTk1GYp'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_complete', {'run': 'acme/XHoyDVm3Iar8NfwBTk1GYp'}),
 ]
 
 
