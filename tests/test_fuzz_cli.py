@@ -208,6 +208,20 @@ def test_a_rule_calling_sys_exit_never_passes(place):
         f.unlink()
 
 
+def test_a_rule_hanging_while_moves_are_enumerated_is_a_fault(place):
+    """`status_message` is asked when the host's answers are enumerated (a CreateTaskResult carries
+    it), not only when a step is taken: the watchdog bounds that enumeration too."""
+    _, inputs, _ = place
+    f = inputs / "amend.py"
+    f.write_text(HEAD + "    name = 'hangs'\n\n    def status_message(self, world, run):\n        while True:\n"
+                 "            pass\n")
+    try:
+        code, out, err = judged(place, ["check", "--variant", f, *RUN], garbage="amend.py")
+        assert code == 4
+    finally:
+        f.unlink()
+
+
 # ---- flags and values -----------------------------------------------------------------------------
 NUMBERS = ["0", "-1", "nan", "inf", "-inf", "1e9", "x", "", "0.2", "3", "1e-9", "86401"]
 FLAGS = {"--budget": NUMBERS, "--steps": NUMBERS, "--depth": NUMBERS, "--seed": NUMBERS + ["7"],

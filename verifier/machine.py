@@ -38,12 +38,13 @@ class OutOfBudget(Exception):
 def guard_world(world):
     """`world`, with its steps and enabled-move lists made fault-aware: whatever a rule or the model
     raises there (also SystemExit, or the watchdog's StepTimeout) becomes a ModelFault naming the
-    move, and each step is bounded by the watchdog."""
+    move, and each step and each enumeration of an action's moves is bounded by the watchdog."""
     apply, moves = world.apply, world.moves
 
     def guarded_moves(name):
         try:
-            return moves(name)
+            with watchdog.current().bounded():      # a rule asked for the moves may hang too
+                return moves(name)
         except (KeyboardInterrupt, ModelFault):
             raise
         except BaseException as e:
