@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from model.host import awaits_respond
+from model.lifecycle import TERMINAL
 
 KINDS = ("invariant", "step", "trace", "liveness", "witness", "gap")
 REQUIREMENT_KINDS = {"S": ("invariant", "step"), "T": ("trace",), "L": ("liveness",), "W": ("witness",), "G": ("gap",)}
@@ -71,7 +72,6 @@ FACETS = {
     "owns": "a request's ownership (the run it owns) differs from before the step, or a request was made",
     "terminal": "a run became completed, failed or cancelled at the step, or a run was made",
 }
-_TERMINAL = frozenset({"completed", "failed", "cancelled"})
 _BIT = {name: 1 << i for i, name in enumerate(FACETS)}
 
 
@@ -84,7 +84,7 @@ def step_facets(world, step) -> int:
         was = pre.get(rid)
         if was != r.status:
             m |= 4
-            if was is None or r.status in _TERMINAL:
+            if was is None or r.status in TERMINAL:
                 m |= 128
                 break
     pre, owner = step.pre_phase, step.pre_owner

@@ -180,8 +180,6 @@ def connection_cancellations(world, step) -> list[tuple[str, str]]:
 
 def owner_cancellations(world, step) -> list[tuple[str, str, str]]:
     """(requestId, cause, runId) for each request cancelled at this step while it owned a run."""
-    if step.action not in CONNECTION_EVENTS:
-        return []
     cancelled = connection_cancellations(world, step)
     if not cancelled:
         return []
