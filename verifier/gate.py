@@ -71,10 +71,10 @@ def _explore_one(spec: str, settings: dict) -> dict:
 
 def _search_one(v, settings: dict, only: str | None = None) -> dict:
     """The exhaustive search at the default scopes, as the manifest records it (as tlaplus/Examples'
-    manifest does: verdicts, distinct states, depth): the host's properties at host-small for every
-    variant, the harness's at composed-small for the baseline and the client variants; then, at each
-    of the variant's own `bfs_scopes`, the properties of the ids named for it, recorded under the
-    scope's spec (`only`: at the scope of that name alone)."""
+    manifest does: verdicts, distinct states, depth): the baseline as `check` judges it, and a
+    variant's host properties at host-small, the harness's at composed-small for the client variants,
+    then, at each of the variant's own `bfs_scopes`, the properties of the ids named for it; each
+    recorded under the scope's spec (`only`: at the scope of that name alone)."""
     from .engines import bfs
     out = {}
     for scope, props in search_plan(v, settings):
@@ -94,14 +94,17 @@ def _search_one(v, settings: dict, only: str | None = None) -> dict:
 def search_plan(v, settings: dict) -> list:
     """[(scope, properties)] the gate searches a variant at: the default scopes, then its own
     (`settings["bfs_scopes"]`: {scope spec: [requirement ids]}, each id one the variant expects
-    refuted)."""
+    refuted). The baseline: `bfs.plan`'s, every property at its side's scope or its home
+    (`scopes.HOMES`), so that the manifest records where each is proved."""
     from properties.base import load_catalogue
 
     from .engines import bfs, scopes
     catalogue = list(load_catalogue().values())
+    if v is None:       # the baseline as `check` judges it: each property at its side's scope or its home
+        return bfs.plan(None, catalogue)
     host, harness = bfs.split_catalogue(catalogue)
     plan = [(scopes.parse(None), host)]
-    if v is None or getattr(v, "harness_rules", None) is not None:
+    if getattr(v, "harness_rules", None) is not None:
         plan.append((scopes.parse(None, composed=True), harness))
     refuted = {rid for rid, want in dict(getattr(v, "expect", None) or {}).items() if want == "refuted"}
     for spec, ids in (settings.get("bfs_scopes") or {}).items():

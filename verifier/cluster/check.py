@@ -18,11 +18,10 @@ def bfs_on_cluster(variant, args, progress):
     started = time.monotonic()
     catalogue = list(load_catalogue().values())
     plan = bfs.plan(args.scope, catalogue)
-    share = args.bfs_budget / len(plan)
     judged = []
     with pool:
-        for scope, props in plan:           # one scope after another, each over every worker
-            left = max(1.0, started + share * (len(judged) + 1) - time.monotonic())
+        for i, (scope, props) in enumerate(plan):   # one scope after another, each over every worker,
+            left = max(0.0, started + args.bfs_budget - time.monotonic()) / (len(plan) - i)   # a share of what is left
             judged.append(partition.judge(variant, scope, props, pool, not args.no_symmetry, left, None,
                                           args.depth, progress, shadow=True))
     return bfs.result_of(variant, judged, catalogue, args.bfs_budget, started)

@@ -363,21 +363,26 @@ def split_catalogue(catalogue):
 
 def plan(scope_spec, catalogue):
     """[(scope, properties)]: one given scope judges every property; by default the host scope
-    judges the host's and the composed scope the harness's."""
+    judges the host's, the composed scope the harness's, and a property with a home
+    (`scopes.HOMES`: its premise needs what its side's scope leaves out) is judged there alone."""
     if scope_spec:
         return [(scopes.parse(scope_spec), list(catalogue))]
     host, harness = split_catalogue(catalogue)
-    out = [(scopes.parse(None), host)] if host else []
-    if harness:
-        out.append((scopes.parse(None, composed=True), harness))
-    return out
+    groups: dict[str, list] = {scopes.DEFAULT_HOST: [], **{spec: [] for spec, _ in scopes.HOMES.values()},
+                               scopes.DEFAULT_COMPOSED: []}
+    for side, props in ((scopes.DEFAULT_HOST, host), (scopes.DEFAULT_COMPOSED, harness)):
+        for p in props:
+            groups[scopes.home(p.ids) or side].append(p)
+    return [(scopes.parse(spec), props) for spec, props in groups.items() if props]
 
 
-def _search_job(variant, scope, names, rename, seconds, max_states, max_depth, shadow):
-    """One search in a worker process (properties are named, not pickled)."""
+def _search_job(variant, scope, names, rename, until, max_states, max_depth, shadow):
+    """One search in a worker process (properties are named, not pickled), until the monotonic
+    time `until` (the whole check's deadline: a search that starts late has what is left)."""
     catalogue = load_catalogue()
     props = [catalogue[n] for n in names]
-    return _judged(variant, scope, props, rename, seconds, max_states, max_depth, None, shadow)
+    return _judged(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states, max_depth, None,
+                   shadow)
 
 
 def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow=False):
@@ -412,14 +417,16 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
             results.append(judge(variant, sc, ps, pool, symmetry, budget, max_states, max_depth, progress, shadow))
     elif jobs > 1 and len(jobs_plan) > 1 and _picklable(variant):
         from concurrent.futures import ProcessPoolExecutor
+        until = started + budget
         with ProcessPoolExecutor(max_workers=min(jobs, len(jobs_plan))) as pool:
-            futs = [pool.submit(_search_job, variant, sc, [p.name for p in ps], symmetry, budget, max_states,
-                                max_depth, shadow) for sc, ps in jobs_plan]
-            results = [f.result() for f in futs]
+            # The composed search, the longest, first: the host's searches share the other workers.
+            order = sorted(range(len(jobs_plan)), key=lambda i: not jobs_plan[i][0].composed)
+            futs = {i: pool.submit(_search_job, variant, jobs_plan[i][0], [p.name for p in jobs_plan[i][1]],
+                                   symmetry, until, max_states, max_depth, shadow) for i in order}
+            results = [futs[i].result() for i in range(len(jobs_plan))]
     else:
-        share = budget / len(jobs_plan)
-        for sc, ps in jobs_plan:
-            left = max(1.0, started + share * (len(results) + 1) - time.monotonic())
+        for i, (sc, ps) in enumerate(jobs_plan):     # each search an equal share of what is left
+            left = max(0.0, started + budget - time.monotonic()) / (len(jobs_plan) - i)
             results.append(_judged(variant, sc, ps, symmetry, left, max_states, max_depth, progress, shadow))
     return result_of(variant, results, catalogue, budget, started)
 
