@@ -449,3 +449,10 @@ def test_searches_share_one_deadline():
     assert len(scopes_seen) == len(bfs.plan(None, list(load_catalogue().values())))
     assert not r.states["complete"]
     assert not any(v.verdict == "proved" for v in r.verdicts if v.scope == scopes.DEFAULT_COMPOSED)
+
+
+def test_one_after_another_each_search_gets_its_properties_share():
+    plan = [("a", [1] * 40), ("b", [1]), ("c", [1] * 9)]
+    assert bfs.share(plan, 0, 50.0) == 40.0
+    assert bfs.share(plan, 1, 10.0) == 1.0          # what an earlier search left, shared on
+    assert bfs.share(plan, 2, 9.0) == 9.0 and bfs.share(plan, 2, -1.0) == 0.0

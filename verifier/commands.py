@@ -43,7 +43,13 @@ def listing() -> dict:
         "variants": [{"name": v.name, "kind": v.kind, "changes": v.changes, "source": v.source,
                       "expect": dict(v.expect), "params": dict(v.params)} for v in builtins().values()],
         "scopes": [{"doc": s.doc, **s.describe()} for s in _scopes().values()],
+        "homes": [{"id": rid, "scope": spec, "why": why} for rid, (spec, why) in _homes().items()],
     }
+
+
+def _homes() -> dict:
+    from .engines.scopes import HOMES
+    return HOMES
 
 
 def _scopes() -> dict:
@@ -80,6 +86,12 @@ def cmd_list(args) -> int:
     for x in data["scopes"]:
         s.add_row(x["name"], x["doc"], "complete" if x["depth"] is None else f"at most {x['depth']} steps")
     con.print(s)
+    h = Table(title="homes: where a property its side's default scope never exercises is judged (no --scope)")
+    for col in ("id", "scope", "what it needs"):
+        h.add_column(col, overflow="fold")
+    for x in data["homes"]:
+        h.add_row(x["id"], x["scope"], x["why"])
+    con.print(h)
     return EXIT_OK
 
 

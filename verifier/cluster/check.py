@@ -20,8 +20,8 @@ def bfs_on_cluster(variant, args, progress):
     plan = bfs.plan(args.scope, catalogue)
     judged = []
     with pool:
-        for i, (scope, props) in enumerate(plan):   # one scope after another, each over every worker,
-            left = max(0.0, started + args.bfs_budget - time.monotonic()) / (len(plan) - i)   # a share of what is left
+        for i, (scope, props) in enumerate(plan):   # one scope after another, each over every worker
+            left = bfs.share(plan, i, started + args.bfs_budget - time.monotonic())
             judged.append(partition.judge(variant, scope, props, pool, not args.no_symmetry, left, None,
                                           args.depth, progress, shadow=True))
     return bfs.result_of(variant, judged, catalogue, args.bfs_budget, started)

@@ -425,10 +425,18 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
                                    symmetry, until, max_states, max_depth, shadow) for i in order}
             results = [futs[i].result() for i in range(len(jobs_plan))]
     else:
-        for i, (sc, ps) in enumerate(jobs_plan):     # each search an equal share of what is left
-            left = max(0.0, started + budget - time.monotonic()) / (len(jobs_plan) - i)
+        for i, (sc, ps) in enumerate(jobs_plan):
+            left = share(jobs_plan, i, started + budget - time.monotonic())
             results.append(_judged(variant, sc, ps, symmetry, left, max_states, max_depth, progress, shadow))
     return result_of(variant, results, catalogue, budget, started)
+
+
+def share(jobs_plan, i: int, left: float) -> float:
+    """The seconds search i of a plan run one after another may take of the `left` ones: its
+    properties' share of the properties still to judge (the default scope judges most of them; a
+    home judges one or two), what an earlier search did not use passing on to the later ones."""
+    todo = sum(len(ps) for _, ps in jobs_plan[i:])
+    return max(0.0, left) * len(jobs_plan[i][1]) / todo
 
 
 def result_of(variant, results, catalogue, budget, started) -> CheckResult:
