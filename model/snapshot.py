@@ -18,13 +18,10 @@ import marshal
 import pickle
 import re
 
-from .state import Interrupt, Request, RequestState, Run, Step
+from .facts import Facts, monitor_key
+from .facts import copy_fact as _copy_fact
+from .state import Interrupt, Request, RequestState, Run
 
-# world.facts keys holding a "." are caches and annotations (the step a fact was learnt at, a
-# memo keyed by the step object): they never decide a later verdict, so neither copy nor digest
-# carries them. Every other key is monitor state of a trace property.
-def _monitor_key(key) -> bool:
-    return "." not in key
 
 
 def _copier(cls, deep: dict[str, str] | None = None):
@@ -46,20 +43,6 @@ _copy_request = _copier(Request)
 _copy_rs = _copier(RequestState)
 
 
-_ATOMS = frozenset({str, int, tuple, bool, float, type(None), frozenset})   # immutable: shared, never copied
-
-
-def _copy_fact(v):
-    t = type(v)
-    if t is dict:
-        return {k: x if type(x) in _ATOMS else _copy_fact(x) for k, x in v.items()}
-    if t is set:
-        return set(v)
-    if t is list:
-        return [x if type(x) in _ATOMS else _copy_fact(x) for x in v]
-    return v            # tuples, strings, numbers: immutable
-
-
 def clone(world):
     """An independent copy of `world` with an empty history (see the module's docstring)."""
     new = object.__new__(type(world))
@@ -79,7 +62,8 @@ def clone(world):
     new.history = []
     new.depth = world.depth
     new.step = None
-    new.facts = {k: _copy_fact(v) for k, v in world.facts.items()}
+    f = world.facts
+    new.facts = f.fork() if type(f) is Facts else Facts({k: _copy_fact(v) for k, v in f.items()})
     new._labels = world._labels          # ids never change meaning: the cache is shared
     new._memo = dict(world._memo)        # memo entries are keyed by what they read: safe to share
     for k, v in vars(world).items():     # attributes a variant's rules added to the world
@@ -115,20 +99,13 @@ _CODECS = {"runs": _codec(Run), "interrupts": _codec(Interrupt), "requests": _co
 _PLAIN_FIELDS = ("clock", "stdio_open", "notified", "last_sent", "effects", "serial", "depth", "_labels")
 
 
-def _step_cache(v) -> bool:
-    """A fact holding (a step, what a property read off it): valid for that very step only. A later
-    step is never that step, nor equal to it (its index is larger), so the cache is never hit again
-    and need not travel."""
-    return type(v) is tuple and len(v) > 0 and type(v[0]) is Step
-
-
 def encode(world) -> bytes:
     """The bytes of what `clone` copies (pickled), but what no later step can read: the params and
     the rules, which the receiving process has from its own initial world of the same variant and
-    scope (`decode`; rules that hold state of their own travel as that state), the memo (rebuilt
-    from its key) and the facts that cache one past step."""
+    scope (`decode`; rules that hold state of their own travel as that state), and the memo
+    (rebuilt from its key)."""
     tables = tuple({k: out(v) for k, v in getattr(world, name).items()} for name, (out, _) in _CODECS.items())
-    facts = {k: v for k, v in world.facts.items() if not _step_cache(v)}
+    facts = world.facts.plain() if type(world.facts) is Facts else dict(world.facts)
     own = {k: v for k, v in vars(world).items() if k not in _WORLD_FIELDS and not callable(v)}
     rules = getattr(world.rules, "__dict__", None) or None
     harness = None
@@ -164,7 +141,7 @@ def decode(data: bytes, template):
         setattr(new, name, {k: back(v) for k, v in table.items()})
     for k, v in zip(_PLAIN_FIELDS, plain):
         setattr(new, k, v)
-    new.facts = facts
+    new.facts = Facts(facts)
     new.history, new.step, new._memo = [], None, {}
     new.__dict__.update(own)
     for obj, text in zip(_shared(new), texts):
@@ -237,8 +214,9 @@ def state_tuple(world, facts: bool = True, text=_text) -> tuple:
     tables are insertion-ordered by creation, which `rename` then makes canonical). Without
     `facts`, the model's own state alone (the properties' monitor state left out). `text` gives
     the form of each message, response and run-log event (their `repr` by default)."""
-    facts = tuple((k, _freeze(v)) for k, v in sorted(world.facts.items(), key=_first)
-                  if _monitor_key(k)) if facts else ()
+    f = world.facts
+    facts = () if not facts else f.monitor_form(_freeze) if type(f) is Facts else \
+        tuple((k, _freeze(v)) for k, v in sorted(f.items(), key=_first) if monitor_key(k))
     extra = tuple((k, _freeze(v)) for k, v in vars(world).items() if k not in _WORLD_FIELDS and not callable(v))
     rules = getattr(world.rules, "__dict__", None)
     return (world.serial, world.clock, world.effects,
@@ -335,7 +313,9 @@ def fingerprint(world, rename: bool = True, facts: bool = True) -> bytes:
     mapping = tuple((str(old + 1), str(rank + 1)) for rank, old in enumerate(order))
     new = dict(mapping)
     t = state_tuple(world, facts, lambda obj: _piece(_text(obj), mapping))
-    sub = lambda m: f"'r{new.get(m.group(1), m.group(1))}'"     # noqa: E731
     own = [repr(q) for q in t[5]]
+    if order == sorted(order):      # the requests are in their canonical order already: nothing to rename
+        return _digest((repr(t[:5] + t[6:]) + "|" + "|".join(own)).encode())
+    sub = lambda m: f"'r{new.get(m.group(1), m.group(1))}'"     # noqa: E731
     text = _REQUEST_ID.sub(sub, repr(t[:5] + t[6:])) + "|" + "|".join(_REQUEST_ID.sub(sub, own[i]) for i in order)
     return _digest(text.encode())

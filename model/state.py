@@ -105,3 +105,6 @@ class Step:
     created: list[str] = field(default_factory=list)   # ids of requests, runs, interrupts made here
     forms: list[tuple[str, str]] = field(default_factory=list)   # (dimension, form) of each request sent here
     note: str = ""
+    # What properties derive from this step and the state after it, made once for the step (several
+    # properties read it): a cache, never state, and not part of the record.
+    derived: dict = field(default_factory=dict, repr=False, compare=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from . import lifecycle
+from .facts import Facts
 from .params import Params
 from .state import Interrupt, Request, RequestState, Run, Step
 
@@ -49,7 +50,7 @@ class World:
         self.history: list[Step] = []
         self.depth = 0           # steps taken since the initial state (a clone keeps it, not the history)
         self.step: Step | None = None
-        self.facts: dict = {}    # derived facts properties keep between steps (by property id)
+        self.facts = Facts()     # derived facts properties keep between steps (by property id)
         self._labels: dict[str, str] = {}   # ids never change meaning, so their labels are cached
         self._memo: dict[str, tuple] = {}
         self.harness = None      # the client harness, when composed (model.harness)

@@ -97,10 +97,10 @@ class Seen:
 
 
 def seen(world, step) -> Seen:
-    cache = world.facts.get("wire.seen")
-    if cache is not None and cache[0] is step:
-        return cache[1]
-    out = Seen()
+    out = step.derived.get("seen")
+    if out is not None:
+        return out
+    out = step.derived["seen"] = Seen()
     requests = world.requests
     for key, msg in step.emitted:
         if "method" in msg:
@@ -125,7 +125,6 @@ def seen(world, step) -> Seen:
     for rid, run in world.runs.items():
         if pre.get(rid) != run.status:
             out.changed.append(rid)
-    world.facts["wire.seen"] = (step, out)
     return out
 
 
@@ -138,9 +137,10 @@ def declared(q) -> bool:
 
 def advertised(world, server: str) -> bool:
     """The server's `server/discover` answer lists the extension (asked once per exploration)."""
-    cache = world.facts.setdefault("wire.advertised", {})
+    cache = world.facts.peek("wire.advertised", {})
     if server not in cache:
         caps = world.rules.discover_result(world, server).get("capabilities") or {}
+        cache = world.facts.setdefault("wire.advertised", {})
         cache[server] = EXT in (caps.get("extensions") or {})
     return cache[server]
 
@@ -331,12 +331,11 @@ def _mentions_tasks(obj) -> str | None:
 
 def _serving_evidence(world, step):
     """(server, 'served'|'refused', what) for each message this step that shows Tasks served or refused."""
-    cache = world.facts.get("ADV-1.step")
-    if cache is not None and cache[0] is step:
-        return cache[1]
+    out = step.derived.get("ADV-1")
+    if out is not None:
+        return out
     s = seen(world, step)
-    out = []
-    world.facts["ADV-1.step"] = (step, out)
+    out = step.derived["ADV-1"] = []
     for q, msg in s.responses:
         if q.method == "tools/call":
             if (msg.get("result") or {}).get("resultType") == "task":

@@ -335,7 +335,9 @@ def _answering_requests(world, step):
       "resolved it resolved as an eligible approver judged from scopes and recorded approvers",
       premise=lambda world, step: bool(_answering_requests(world, step)), reads=("created", "respond"))
 def input_content_grants_nothing(world, step):
-    scopes = world.facts.setdefault("SEC-2", {s.name: s.scopes for s in world.params.subjects})
+    scopes = world.facts.peek("SEC-2")          # the scopes at the first answer: written once, then read
+    if scopes is None:
+        scopes = world.facts.setdefault("SEC-2", {s.name: s.scopes for s in world.params.subjects})
     for q in _answering_requests(world, step):
         if world.params.subject(q.subject).scopes != scopes.get(q.subject):
             return f"{q.method} {q.id} of {q.subject} changed {q.subject}'s scopes"

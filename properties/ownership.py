@@ -49,12 +49,11 @@ def created_runs(world) -> dict[str, str]:
     """requestId -> runId for every run a tools/call created (the request its run.created names).
     Read by five properties at every step: kept for the step being checked (a cache, never state)."""
     step = world.history[-1] if world.history else None
-    cache = world.facts.get("own.created")
-    if cache is not None and step is not None and cache[0] is step:
-        return cache[1]
-    out = _created_runs(world)
-    if step is not None:
-        world.facts["own.created"] = (step, out)
+    if step is None:
+        return _created_runs(world)
+    out = step.derived.get("own.created")
+    if out is None:
+        out = step.derived["own.created"] = _created_runs(world)
     return out
 
 
@@ -271,7 +270,7 @@ def _own2_premise(world, step):
       "run then starts no node or work effect and neither completes nor fails.", premise=_own2_premise,
       reads=("events", *CONNECTION_EVENTS))
 def own2_owner_cancel_cancels_run(world, step):
-    facts = world.facts.setdefault("OWN-2", {})        # runId -> (requestId, expected reason)
+    facts = world.facts.peek("OWN-2", {})              # runId -> (requestId, expected reason)
     fresh = set()                                      # runs whose owner's cancel is accepted at this step
     for qid, cause, rid in _owner_accepts(world, step):
         run, pre = world.runs[rid], step.pre_status[rid]
@@ -297,6 +296,7 @@ def own2_owner_cancel_cancels_run(world, step):
         for run_id, reason in ((rid, None if pre == "cancelling" else REQUEST_CANCELLED),
                                *((c, None) for c in descendants(world, rid) if step.pre_status.get(c) not in TERMINAL)):
             if run_id not in facts:
+                facts = world.facts.setdefault("OWN-2", {})
                 facts[run_id] = (qid, reason)
                 fresh.add(run_id)
                 annotate(world, "OWN-2", run_id, step.index)
@@ -451,12 +451,13 @@ def _g3_premise(world, step):
       "compensation and an attempt in flight may act afterwards.", premise=_g3_premise,
       reads=("events", *CONNECTION_EVENTS))
 def own_g3_effect_after_owner_cancel(world, step):
-    facts = world.facts.setdefault("OWN-G3", {})    # runId -> requestId
+    facts = world.facts.peek("OWN-G3", {})          # runId -> requestId
     fresh = set()
     for qid, _, rid in _owner_accepts(world, step):
         if _accepted_here(world, step, rid):
             for run_id in (rid, *descendants(world, rid)):
                 if run_id not in facts:
+                    facts = world.facts.setdefault("OWN-G3", {})
                     facts[run_id] = qid
                     fresh.add(run_id)
                     annotate(world, "OWN-G3", run_id, step.index)

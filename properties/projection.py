@@ -212,8 +212,12 @@ def _prj3_premise(world, step) -> bool:
       "and no client is shown a task leaving a terminal status it was shown before",
       premise=_prj3_premise, reads=("emitted", "status"))
 def task_status_follows_diagram(world, step):
-    facts = world.facts.setdefault("PRJ-3", {"pi": {}, "shown": {}})
+    facts = world.facts.peek("PRJ-3") or {"pi": {}, "shown": {}}
     pi, shown = facts["pi"], facts["shown"]
+
+    def own():          # this world's copy, to write to
+        got = world.facts.setdefault("PRJ-3", {"pi": {}, "shown": {}})
+        return got["pi"], got["shown"]
     s = seen(world, step)
     for rid in s.changed:
         run = world.runs[rid]
@@ -222,7 +226,9 @@ def task_status_follows_diagram(world, step):
             continue                       # PRJ-1 reports a missing row
         new = got[0]
         old = pi.get(rid)
-        pi[rid] = new
+        if old != new:
+            pi, shown = own()
+            pi[rid] = new
         if old is None or old == new:
             continue
         if old in TASK_TERMINAL or (old, new) not in TASK_EDGES:
@@ -237,7 +243,9 @@ def task_status_follows_diagram(world, step):
         if before in TASK_TERMINAL and status != before:
             return (f"{where} to {q.id} shows the task of {world.label(raw)} as {status!r} after a client was shown "
                     f"it {before!r} (terminal)")
-        shown[raw] = status
+        if raw not in shown or shown[raw] != status:
+            pi, shown = own()
+            shown[raw] = status
     return None
 
 

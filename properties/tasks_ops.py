@@ -157,10 +157,11 @@ def cnl1_cancel_acked_and_accepted(world, step):
 # ---- CNL-2 ----------------------------------------------------------------------------------------
 def _cancel_seqs(world, step) -> dict:
     """runId -> seq of its first own run.cancelling (kept incrementally)."""
-    facts = world.facts.setdefault("CNL-2", {})
+    facts = world.facts.peek("CNL-2", {})
     for rid, e in step.events:
-        if e.get("type") == "run.cancelling" and not e.get("replayed"):
-            facts.setdefault(rid, e["seq"])
+        if e.get("type") == "run.cancelling" and not e.get("replayed") and rid not in facts:
+            facts = world.facts.setdefault("CNL-2", {})
+            facts[rid] = e["seq"]
     return facts
 
 
@@ -245,7 +246,7 @@ def _ttl1_premise(world, step):
       "At every emission of a task, ttlMs is null or createdAt + ttlMs is not earlier than the run's purge "
       "time (P-RETENTION).", premise=_ttl1_premise, reads=("emitted", "terminal"))
 def ttl1_ttl_covers_retention(world, step):
-    facts = world.facts.setdefault("TTL-1", {})     # runId -> (expiry ms, requestId) earliest emitted
+    facts = world.facts.peek("TTL-1", {})           # runId -> (expiry ms, requestId) earliest emitted
     tick = world.params.tick_ms
     for qid, t in emitted_tasks(step):
         run = _run_of_ref(world, t.get("taskId"))
@@ -268,10 +269,12 @@ def ttl1_ttl_covers_retention(world, step):
                     f"({'exact' if exact else 'at the earliest'}; retention {world.params.retention} ticks "
                     f"{world.params.p_retention})")
         if not exact and (run.id not in facts or expiry < facts[run.id][0]):
+            facts = world.facts.setdefault("TTL-1", {})
             facts[run.id] = (expiry, qid)
             world.facts.setdefault("TTL-1.at", {})[run.id] = step.index
     for rid, before, after in _status_changes(world, step):
         if rid in facts and after in TERMINAL:
+            facts = world.facts.setdefault("TTL-1", {})
             expiry, qid = facts.pop(rid)
             at = world.facts.get("TTL-1.at", {}).get(rid, "?")
             purge, _ = purge_tick(world, world.runs[rid])
@@ -391,20 +394,21 @@ def ttl3_purged_reads_not_found(world, step):
 # ---- TTL-4 ----------------------------------------------------------------------------------------
 def _advertised_expiries(world, step) -> dict:
     """runId -> (the latest createdAt + ttlMs in ms any emitted task promised, the request it went to)."""
-    facts = world.facts.setdefault("TTL-4", {})
+    facts = world.facts.peek("TTL-4", {})
     for qid, t in emitted_tasks(step):
         ttl, created = t.get("ttlMs"), _ms_since_epoch(t.get("createdAt"))
         run = _run_of_ref(world, t.get("taskId"))
         if run is None or created is None or not isinstance(ttl, int) or isinstance(ttl, bool):
             continue
         if run.id not in facts or created + ttl > facts[run.id][0]:
+            facts = world.facts.setdefault("TTL-4", {})
             facts[run.id] = (created + ttl, qid)
     return facts
 
 
 def _ttl4_premise(world, step):
     q, run = _reader_get(world, step)
-    return run is not None and run.id in world.facts.get("TTL-4", {})
+    return run is not None and run.id in world.facts.peek("TTL-4", {})
 
 
 @prop("no-purge-before-ttl", "TTL-4", "step", "ext-tasks §Task TTL, conformance",

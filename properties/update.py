@@ -142,11 +142,12 @@ def _upd1_premise(world, step):
       "resolves answer it, in any interleaving.", premise=_upd1_premise,
       reads=("events", "created", "respond", "rest_resolve", "external_event"))
 def upd1_resolved_at_most_once(world, step):
-    seen = world.facts.setdefault("UPD-1", {})      # interruptId -> (runId, seq, via)
+    seen = world.facts.peek("UPD-1", {})            # interruptId -> (runId, seq, via)
     for rid, e in _resolutions(step):
         iid = e.get("interruptId")
         first = seen.get(iid)
         if first is None:
+            seen = world.facts.setdefault("UPD-1", {})
             seen[iid] = (rid, e["seq"], e.get("via"))
             annotate(world, "UPD-1", iid, step.index)
         elif (first[0], first[1]) != (rid, e["seq"]):
