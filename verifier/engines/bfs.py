@@ -419,8 +419,11 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
         from concurrent.futures import ProcessPoolExecutor
         until = started + budget
         with ProcessPoolExecutor(max_workers=min(jobs, len(jobs_plan))) as pool:
-            # The composed search, the longest, first: the host's searches share the other workers.
-            order = sorted(range(len(jobs_plan)), key=lambda i: not jobs_plan[i][0].composed)
+            # The composed scope's search, the longest, first, and host-small, which judges most
+            # properties, next: the homes' searches follow on whichever worker is free.
+            first = (scopes.DEFAULT_COMPOSED, scopes.DEFAULT_HOST)
+            order = sorted(range(len(jobs_plan)), key=lambda i: first.index(jobs_plan[i][0].name)
+                           if jobs_plan[i][0].name in first else len(first))
             futs = {i: pool.submit(_search_job, variant, jobs_plan[i][0], [p.name for p in jobs_plan[i][1]],
                                    symmetry, until, max_states, max_depth, shadow) for i in order}
             results = [futs[i].result() for i in range(len(jobs_plan))]
