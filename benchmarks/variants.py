@@ -3,7 +3,10 @@ first counterexample of an id it is expected to refute (with the exploration the
 check` use: the catalogue's scenario stories first, then seeded chunks of random examples), and the
 length of that counterexample once shrunk by replay, beside the shortest length the manifest knows.
 
-    .venv/bin/python benchmarks/variants.py [--seeds 5] [--cap 60] [--only NAME ...] [--jobs 2]
+    .venv/bin/python benchmarks/variants.py [--seeds 5] [--cap 60] [--only NAME ...] [--jobs 2] [--no-stories]
+
+`--no-stories` leaves the scenario stories out (random steps alone): what the random engine finds
+by itself, as it would for an amendment whose flaw no story was written for.
 
 Prints the medians per variant (and, in the `all` columns, the median time until every refutation
 the variant expects was found, with how many seeds found them all), then the slowest variants. A strengthening (or a variant that only
@@ -33,7 +36,8 @@ from verifier.machine import STEPS_PER_DRAW, Observations, Violation, make_machi
 from verifier.replay import shrink  # noqa: E402
 
 
-def first_counterexample(name: str, seed: int, cap: float, step_count: int = 40, per_chunk: int = 25):
+def first_counterexample(name: str, seed: int, cap: float, step_count: int = 40, per_chunk: int = 25,
+                         stories: bool = True):
     """(seconds to the first expected refutation, property, raw length, shrunk length, seconds until
     every expected refutation was found or None), or Nones."""
     variant = builtins()[name]
@@ -46,7 +50,8 @@ def first_counterexample(name: str, seed: int, cap: float, step_count: int = 40,
     started = time.monotonic()
     asserted = {p.name for p in catalogue if p.asserted}
     obs, refuted = Observations(), {}
-    play_scenarios(make_world, catalogue, asserted, obs, refuted)
+    if stories:
+        play_scenarios(make_world, catalogue, asserted, obs, refuted)
     chunk, t_first = 0, None
     while not targets <= set(refuted) and time.monotonic() - started < cap:
         if t_first is None and targets & set(refuted):
@@ -75,8 +80,8 @@ def first_counterexample(name: str, seed: int, cap: float, step_count: int = 40,
 
 
 def _one(args):
-    name, seeds, cap = args
-    runs = [first_counterexample(name, s, cap) for s in seeds]
+    name, seeds, cap, stories = args
+    runs = [first_counterexample(name, s, cap, stories=stories) for s in seeds]
     return name, runs
 
 
@@ -87,6 +92,7 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--manifest", default=str(ROOT / "counterexamples" / "manifest.json"))
+    ap.add_argument("--no-stories", action="store_true", help="random steps alone: no scenario story first")
     args = ap.parse_args()
     names = sorted(builtins()) if not args.only else args.only
     try:
@@ -99,7 +105,7 @@ def main() -> None:
     slow = []
     started = time.monotonic()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for name, runs in pool.map(_one, [(n, seeds, args.cap) for n in names]):
+        for name, runs in pool.map(_one, [(n, seeds, args.cap, not args.no_stories) for n in names]):
             if runs[0] is None:
                 print(f"{name:40s} {'no counterexample expected (a strengthening or an unreached witness)':>40s}")
                 continue
@@ -120,7 +126,8 @@ def main() -> None:
                   f"{statistics.median(shrunk):7.1f} {'' if known is None else known:>6} "
                   f"{med_all:7.2f} {len(every):>3d}/{len(runs)}  {prop}", flush=True)
     slow.sort(reverse=True)
-    print(f"\n{len(names)} variants x {len(seeds)} seeds in {time.monotonic() - started:.0f} s on {args.jobs} jobs; "
+    print(f"\n{len(names)} variants x {len(seeds)} seeds, stories {'off' if args.no_stories else 'on'}, in "
+          f"{time.monotonic() - started:.0f} s on {args.jobs} jobs; "
           f"slowest to every expected refutation (median): " + ", ".join(f"{n} {t:.1f} s" for t, n in slow[:6]))
 
 

@@ -276,6 +276,8 @@ def ttl1_ttl_covers_retention(world, step):
         if rid in facts and after in TERMINAL:
             facts = world.facts.setdefault("TTL-1", {})
             expiry, qid = facts.pop(rid)
+            if not facts:       # nothing pending is no fact at all: a state where none ever was is this one
+                del world.facts["TTL-1"]
             at = world.facts.get("TTL-1.at", {}).get(rid, "?")
             purge, _ = purge_tick(world, world.runs[rid])
             if expiry < purge * tick:
