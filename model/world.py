@@ -150,8 +150,10 @@ class World:
     def enabled(self, action_name: str, args: dict) -> bool:
         return args in self.moves(action_name)
 
-    def apply(self, action_name: str, args: dict | None = None, check: bool = True) -> Step:
-        """Take one protocol action. With `check`, refuse a move that is not enabled."""
+    def apply(self, action_name: str, args: dict | None = None, check: bool = True, say: bool = True) -> Step:
+        """Take one protocol action. With `check`, refuse a move that is not enabled. Without `say`,
+        the step is not described (`Step.note` stays empty): an exhaustive search takes a step on
+        every transition and describes only the ones it reports, when it replays them."""
         action = _actions()[action_name]
         args = dict(args or {})
         if check and args not in action.moves(self):
@@ -170,7 +172,8 @@ class World:
         for table, before in zip((self.requests, self.runs, self.interrupts), sizes):
             if len(table) > before:
                 step.created.extend(list(table)[before:])
-        step.note = action.say(self, args)
+        if say:
+            step.note = action.say(self, args)
         self.history.append(step)
         self.depth += 1
         return step

@@ -227,7 +227,7 @@ def successors(w, enabled, monitors, checker, rename, here, sid, counts):
         for args in moves:
             here[0], here[1] = name, args
             c = clone(w)
-            step = c.apply(name, args, check=False)
+            step = c.apply(name, args, check=False, say=False)
             counts.generated += 1
             actions[name] = actions.get(name, 0) + 1
             for f in step.forms:
