@@ -439,6 +439,24 @@ def test_each_home_reaches_the_premise_it_is_there_for(rid):
         assert all(v.verdict == "vacuous" and not v.premise for v in r0.verdicts), rid
 
 
+def test_a_property_with_no_home_is_vacuous_and_the_check_says_why():
+    """TTL-4 has no scope here that reaches its premise: the search says vacuous (never proved) and
+    the check's output names the reason and the engine that does reach it."""
+    import io
+
+    from rich.console import Console
+
+    from verifier.commands import exit_code, print_result
+    catalogue = load_catalogue().values()
+    assert set(scopes.NO_HOME) <= {i for p in catalogue for i in p.ids} and not set(scopes.NO_HOME) & set(scopes.HOMES)
+    props = [p for p in catalogue if "TTL-4" in p.ids]
+    r = bfs.run_bfs(None, props=props, budget=120)
+    assert [v.verdict for v in r.verdicts] == ["vacuous"] and exit_code([r]) == 2
+    buf = io.StringIO()
+    print_result(r, Console(file=buf, width=400))
+    assert "(TTL-4) has no scope of the exhaustive engine" in buf.getvalue()
+
+
 def test_searches_share_one_deadline():
     """Several searches over two workers finish within the check's budget: a search that starts
     late gets what is left, capped and undetermined, never a fresh budget of its own."""

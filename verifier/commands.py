@@ -44,12 +44,18 @@ def listing() -> dict:
                       "expect": dict(v.expect), "params": dict(v.params)} for v in builtins().values()],
         "scopes": [{"doc": s.doc, **s.describe()} for s in _scopes().values()],
         "homes": [{"id": rid, "scope": spec, "why": why} for rid, (spec, why) in _homes().items()],
+        "no_home": [{"id": rid, "why": why} for rid, why in _no_home().items()],
     }
 
 
 def _homes() -> dict:
     from .engines.scopes import HOMES
     return HOMES
+
+
+def _no_home() -> dict:
+    from .engines.scopes import NO_HOME
+    return NO_HOME
 
 
 def _scopes() -> dict:
@@ -91,6 +97,8 @@ def cmd_list(args) -> int:
         h.add_column(col, overflow="fold")
     for x in data["homes"]:
         h.add_row(x["id"], x["scope"], x["why"])
+    for x in data["no_home"]:
+        h.add_row(x["id"], "none: vacuous at its side's scope", x["why"])
     con.print(h)
     return EXIT_OK
 
@@ -271,6 +279,12 @@ def print_result(result, con, told: dict | None = None, paths: dict | None = Non
     vac = [v.name for v in result.verdicts if v.verdict in ("vacuous", "unreached")]
     if vac:
         con.print(f"[yellow]undetermined (premise never reached or witness unreached): {', '.join(vac)}[/]")
+        if result.engine == "bfs":
+            for v in result.verdicts:
+                for rid in v.ids if v.verdict in ("vacuous", "unreached") else ():
+                    if rid in _no_home():
+                        con.print(f"[yellow]  {v.name} ({rid}) has no scope of the exhaustive engine: "
+                                  f"{_no_home()[rid]}; the random engine reaches it (--engine hypothesis)[/]")
     idle = unexercised(result.overrides)
     if idle:
         con.print(f"[yellow]unexercised (an override never fired, or never answered otherwise than the "
