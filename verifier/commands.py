@@ -276,15 +276,15 @@ def print_result(result, con, told: dict | None = None, paths: dict | None = Non
             con.print(f"   {len(f.notes) + 1}. {f.action}({', '.join(f'{k}={v!r}' for k, v in f.history[-1][1].items())}) raised")
         if debug and f.trace:
             con.print(f.trace, markup=False, highlight=False)
-    vac = [v.name for v in result.verdicts if v.verdict in ("vacuous", "unreached")]
+    vac = [v for v in result.verdicts if v.verdict in ("vacuous", "unreached")]
     if vac:
-        con.print(f"[yellow]undetermined (premise never reached or witness unreached): {', '.join(vac)}[/]")
-        if result.engine == "bfs":
-            for v in result.verdicts:
-                for rid in v.ids if v.verdict in ("vacuous", "unreached") else ():
-                    if rid in _no_home():
-                        con.print(f"[yellow]  {v.name} ({rid}) has no scope of the exhaustive engine: "
-                                  f"{_no_home()[rid]}; the random engine reaches it (--engine hypothesis)[/]")
+        con.print(f"[yellow]undetermined (premise never reached or witness unreached): "
+                  f"{', '.join(v.name for v in vac)}[/]")
+    no_home = _no_home() if result.engine == "bfs" else {}
+    for v in vac:
+        for rid in (r for r in v.ids if r in no_home):
+            con.print(f"[yellow]  {v.name} ({rid}) has no scope of the exhaustive engine: {no_home[rid]}; the "
+                      f"random engine reaches it (--engine hypothesis)[/]")
     idle = unexercised(result.overrides)
     if idle:
         con.print(f"[yellow]unexercised (an override never fired, or never answered otherwise than the "

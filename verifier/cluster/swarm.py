@@ -181,7 +181,7 @@ def _bounded(job: Job) -> Report:
                 for args in moves:
                     here = (name, args, path)
                     c = clone(w)
-                    step = c.apply(name, args, check=False)
+                    step = c.apply(name, args, check=False, say=False)     # described when replayed
                     report.steps += 1
                     moved = path + ((name, dict(args)),)
                     for p in list(open_props):
