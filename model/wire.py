@@ -20,6 +20,8 @@ from typing import Annotated, Any, Literal, Union, get_args
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer
 from pydantic.alias_generators import to_camel
 
+from .built import remembered
+
 TASKS_EXT = "io.modelcontextprotocol/tasks"
 PROTOCOL_VERSION = "2026-07-28"
 
@@ -447,14 +449,14 @@ _REQUEST_MODELS = {
 
 
 def _build(model: type[Wire], data: dict) -> dict:
-    return model.model_validate(data).wire()
+    return remembered(model, data, lambda: model.model_validate(data).wire())
 
 
 _ADAPTERS = {"DetailedTask": TypeAdapter(DetailedTask), "GetTaskResult": TypeAdapter(GetTaskResult)}
 
 
 def _build_union(name: str, data: dict) -> dict:
-    return _ADAPTERS[name].validate_python(data).wire()
+    return remembered(name, data, lambda: _ADAPTERS[name].validate_python(data).wire())
 
 
 ELICITATION_MODES = ("form", "url")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from model import built
 from model import wire as w
 from verifier import schemas
 
@@ -311,3 +312,43 @@ def test_missing_shared_dir_says_how_to_fix_it(monkeypatch, tmp_path):
         schemas.shared_dir()
     with pytest.raises(FileNotFoundError):
         schemas.validate("ext-tasks#CreateTaskResult", GOOD_CREATE)
+
+
+def _uncached(model, data):
+    return model.model_validate(data).wire()
+
+
+def test_a_remembered_build_is_the_build_and_a_fresh_copy():
+    """The builders remember what they built (`model.built`); a second build of the same input is the
+    same message, and changing a returned message does not change the next one."""
+    built._BUILT.clear()
+    first = w.create_task_result("t1", "working", T0, T0, None)
+    assert built._BUILT, "the build was not remembered"
+    again = w.create_task_result("t1", "working", T0, T0, None)
+    assert again == first and again is not first
+    again["ttlMs"] = 5
+    again.pop("status")
+    assert w.create_task_result("t1", "working", T0, T0, None) == first
+    data = {"jsonrpc": "2.0", "id": "r1", "method": "tasks/get", "params": {"_meta": META, "taskId": "t1"}}
+    assert w.tasks_get_request("r1", "t1", META) == _uncached(w.GetTaskRequest, data)
+
+
+def test_a_remembered_build_tells_equal_looking_inputs_apart():
+    """True and 1, a tuple and a list, key order: inputs that differ are built apart."""
+    built._BUILT.clear()
+    as_bool = w.tools_call_request("r1", "flow", {"x": True}, META)
+    as_int = w.tools_call_request("r1", "flow", {"x": 1}, META)
+    assert as_bool["params"]["arguments"]["x"] is True and type(as_int["params"]["arguments"]["x"]) is int
+
+
+def test_a_refused_or_unmarshallable_input_is_never_remembered():
+    built._BUILT.clear()
+    for _ in range(2):
+        with pytest.raises(ValidationError):
+            w.detailed_task(**_task("completed"))
+    assert not built._BUILT
+
+    class Odd(str):
+        pass
+    got = w.tasks_get_request("r1", Odd("t1"), META)
+    assert got["params"]["taskId"] == "t1" and not built._BUILT
