@@ -474,3 +474,23 @@ def test_one_after_another_each_search_gets_its_properties_share():
     assert bfs.share(plan, 0, 50.0) == 40.0
     assert bfs.share(plan, 1, 10.0) == 1.0          # what an earlier search left, shared on
     assert bfs.share(plan, 2, 9.0) == 9.0 and bfs.share(plan, 2, -1.0) == 0.0
+
+
+def test_the_search_renames_exactly_where_the_scope_states_the_symmetry(monkeypatch):
+    """`Scope.symmetry` is what the fingerprint does: composed-small states none, host-small the
+    request order, and `--no-symmetry` switches it off everywhere."""
+    import model.snapshot as snap
+    asked = []
+    real = snap.fingerprint
+
+    def spy(world, rename=True, facts=True):
+        asked.append(rename)
+        return real(world, rename, facts)
+    monkeypatch.setattr(bfs, "fingerprint", spy)
+    for spec, symmetry, want in (("host-small", True, True), ("host-small", False, False),
+                                 ("composed-small", True, False)):
+        scope = scopes.parse(spec)
+        asked.clear()
+        bfs.search(bfs.make_world_for(None, scope), [], scope, max_depth=2, want_graph=False, rename=symmetry)
+        assert asked and set(asked) == {want}, (spec, symmetry)
+    assert scopes.parse("composed-small").describe()["symmetry"] == []

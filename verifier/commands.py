@@ -87,10 +87,11 @@ def cmd_list(args) -> int:
         v.add_row(x["name"], x["kind"], x["changes"], ", ".join(f"{k} {w}" for k, w in x["expect"].items()))
     con.print(v)
     s = Table(title=f"{len(data['scopes'])} scopes of the exhaustive engine (--engine bfs --scope NAME)")
-    for col in ("scope", "what", "bound"):
+    for col in ("scope", "what", "bound", "symmetry"):
         s.add_column(col, overflow="fold")
     for x in data["scopes"]:
-        s.add_row(x["name"], x["doc"], "complete" if x["depth"] is None else f"at most {x['depth']} steps")
+        s.add_row(x["name"], x["doc"], "complete" if x["depth"] is None else f"at most {x['depth']} steps",
+                  ", ".join(x["symmetry"]) or "none")
     con.print(s)
     h = Table(title="homes: where a property its side's default scope never exercises is judged (no --scope)")
     for col in ("id", "scope", "what it needs"):

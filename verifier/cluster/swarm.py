@@ -163,7 +163,8 @@ def _bounded(job: Job) -> Report:
     report = Report(job.describe())
     deadline = time.monotonic() + job.seconds
     w0 = bfs.make_world_for(_variant(job.spec), scope)()
-    seen = {fingerprint(w0)}
+    rename = scope.renames()
+    seen = {fingerprint(w0, rename)}
     frontier = deque([(w0, ())])
     take = frontier.pop if job.kind == "dfs" else frontier.popleft
     here = None
@@ -191,7 +192,7 @@ def _bounded(job: Job) -> Report:
                         if msg:
                             report.found.append(Found(p.name, list(moved), scope.name, msg, report.job))
                             open_props.remove(p)
-                    f = fingerprint(c)
+                    f = fingerprint(c, rename)
                     if f not in seen:
                         seen.add(f)
                         frontier.append((c, moved))

@@ -102,6 +102,7 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
     `max_depth`, only behaviours of at most that many steps (`Search.bounded`). `guards`: see
     `Checker` ("off" and "verify" give the same search, slower)."""
     started = time.monotonic()
+    rename = scope.renames(rename)
     table = _actions()
     names = list(table)
     s = Search(scope, started=started)

@@ -296,6 +296,7 @@ def search(variant, make_world, props, scope: scopes.Scope, pool, rename: bool =
     """The partitioned search (see the module's docstring): a `bfs.Search`, and the shadow's
     counts of the expansions (None without `shadow`)."""
     started = time.monotonic()
+    rename = scope.renames(rename)
     s = bfs.Search(scope, started=started)
     props = list(props)
     live = [p for p in props if p.kind == "liveness"]
