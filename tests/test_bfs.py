@@ -476,9 +476,11 @@ def test_one_after_another_each_search_gets_its_properties_share():
     assert bfs.share(plan, 2, 9.0) == 9.0 and bfs.share(plan, 2, -1.0) == 0.0
 
 
-def test_the_search_renames_exactly_where_the_scope_states_the_symmetry(monkeypatch):
-    """`Scope.symmetry` is what the fingerprint does: composed-small states none, host-small the
-    request order, and `--no-symmetry` switches it off everywhere."""
+def test_the_search_renames_request_ids_exactly_where_two_requests_can_be_independent(monkeypatch):
+    """`Scope.symmetry` is what the fingerprint does: request order where two requests can be
+    independent (host-pair, an override or a variant's params with a second plain request, a plain
+    request beside a harness), none where the second request is the first's MRTR retry (host-small)
+    or one harness operation's next (composed-small); `--no-symmetry` switches it off everywhere."""
     import model.snapshot as snap
     asked = []
     real = snap.fingerprint
@@ -487,10 +489,27 @@ def test_the_search_renames_exactly_where_the_scope_states_the_symmetry(monkeypa
         asked.append(rename)
         return real(world, rename, facts)
     monkeypatch.setattr(bfs, "fingerprint", spy)
-    for spec, symmetry, want in (("host-small", True, True), ("host-small", False, False),
-                                 ("composed-small", True, False)):
+    for spec, symmetry, want in (("host-small", True, False), ("host-pair", True, True), ("host-pair", False, False),
+                                 ("host-small,max_requests=2", True, True), ("composed-small", True, False),
+                                 ("composed-small,max_requests=1", True, True),
+                                 ("composed-small,harness_max_runs=2", True, True)):
         scope = scopes.parse(spec)
         asked.clear()
         bfs.search(bfs.make_world_for(None, scope), [], scope, max_depth=2, want_graph=False, rename=symmetry)
         assert asked and set(asked) == {want}, (spec, symmetry)
-    assert scopes.parse("composed-small").describe()["symmetry"] == []
+        assert scope.describe()["symmetry"] == (["request-order"] if want or not symmetry else [])
+
+    class TwoRequests(resolve("detach-on-disconnect")):
+        params = {"max_requests": 2}
+    asked.clear()
+    scope = scopes.parse("host-small")
+    bfs.search(bfs.make_world_for(TwoRequests, scope), [], scope, max_depth=1, want_graph=False)
+    assert set(asked) == {True}, "a variant's second plain request brings the symmetry back"
+
+
+def test_where_no_two_requests_are_independent_renaming_would_merge_no_state(monkeypatch):
+    scope = scopes.parse("host-small")
+    monkeypatch.setattr(scopes.Scope, "renames", lambda self, symmetry=True, params=None: symmetry)
+    counts = {r: bfs.search(bfs.make_world_for(None, scope), [], scope, rename=r, want_graph=False).distinct
+              for r in (True, False)}
+    assert counts[True] == counts[False] == 16159

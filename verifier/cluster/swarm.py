@@ -163,7 +163,7 @@ def _bounded(job: Job) -> Report:
     report = Report(job.describe())
     deadline = time.monotonic() + job.seconds
     w0 = bfs.make_world_for(_variant(job.spec), scope)()
-    rename = scope.renames()
+    rename = scope.renames(True, w0.params)
     seen = {fingerprint(w0, rename)}
     frontier = deque([(w0, ())])
     take = frontier.pop if job.kind == "dfs" else frontier.popleft

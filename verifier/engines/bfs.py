@@ -102,7 +102,6 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
     `max_depth`, only behaviours of at most that many steps (`Search.bounded`). `guards`: see
     `Checker` ("off" and "verify" give the same search, slower)."""
     started = time.monotonic()
-    rename = scope.renames(rename)
     table = _actions()
     names = list(table)
     s = Search(scope, started=started)
@@ -113,6 +112,7 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
     monitors = [p.monitor for p in live if p.monitor is not None]
     dog = watchdog.current()
     w0 = make_world()
+    rename = scope.renames(rename, w0.params)
     seen = {fingerprint(w0, rename): 0}
     s.parents.append(-1)
     s.moves.append(None)

@@ -296,7 +296,6 @@ def search(variant, make_world, props, scope: scopes.Scope, pool, rename: bool =
     """The partitioned search (see the module's docstring): a `bfs.Search`, and the shadow's
     counts of the expansions (None without `shadow`)."""
     started = time.monotonic()
-    rename = scope.renames(rename)
     s = bfs.Search(scope, started=started)
     props = list(props)
     live = [p for p in props if p.kind == "liveness"]
@@ -304,10 +303,11 @@ def search(variant, make_world, props, scope: scopes.Scope, pool, rename: bool =
     graph = fair.Graph() if live else None
     pinned = hasattr(pool, "map_pinned")
     shards = pool.workers if pinned else (shards or max(1, getattr(pool, "workers", 2)))
+    w0 = make_world()
+    rename = scope.renames(rename, w0.params)
     base = dict(variant=variant_spec(variant), scope=scope, props=[p.name for p in props], rename=rename,
                 graph=graph is not None, shadow=shadow, step_limit=watchdog.current().limit or watchdog.DEFAULT_STEP_LIMIT,
                 search=f"{os.getpid()}-{id(s)}-{started}" if pinned else None)
-    w0 = make_world()
     f0 = fingerprint(w0, rename)
     seen = {f0: 0}
     s.parents.append(-1)

@@ -20,18 +20,27 @@ class Scope:
     sizes: dict = field(default_factory=dict)     # Params fields
     composed: bool = False                        # the client harness composed with the host
     depth: int | None = None                      # a stated bound on behaviour length (None: none)
-    symmetry: tuple[str, ...] = ("request-order",)  # what the fingerprint may treat as interchangeable
 
     def params(self, base: Params | None = None) -> Params:
         return (base or Params()).with_(**self.sizes)
 
-    def renames(self, symmetry: bool = True) -> bool:
-        """Whether the fingerprint renames request ids here: the scope states the request-order
-        symmetry, and it is not switched off (`--no-symmetry`)."""
-        return symmetry and "request-order" in self.symmetry
+    def symmetry(self, params: Params | None = None) -> tuple[str, ...]:
+        """What the fingerprint may treat as interchangeable at these sizes (the scope's own, or a
+        world's: a variant's params may change them): the order requests were sent, where two
+        requests can be independent. One plain request and its MRTR retry, or the requests of one
+        harness operation, always follow one another, and renaming them would merge no state."""
+        p = params or self.params()
+        independent = p.max_requests >= 2 or (self.composed and (
+            p.max_requests >= 1 or len(p.harness_clients) >= 2 or p.harness_max_runs >= 2))
+        return ("request-order",) if independent else ()
+
+    def renames(self, symmetry: bool = True, params: Params | None = None) -> bool:
+        """Whether the fingerprint renames request ids: the request-order symmetry holds at these
+        sizes and is not switched off (`--no-symmetry`)."""
+        return symmetry and "request-order" in self.symmetry(params)
 
     def describe(self) -> dict:
-        return {"name": self.name, "composed": self.composed, "depth": self.depth, "symmetry": list(self.symmetry),
+        return {"name": self.name, "composed": self.composed, "depth": self.depth, "symmetry": list(self.symmetry()),
                 **{k: _plain(v) for k, v in self.sizes.items()}}
 
 
@@ -60,14 +69,11 @@ SCOPES = {s.name: s for s in (
                        "side: the random engine's environment at two requests (behaviours of at most 3 steps)",
           dict(clients=("C1", "C2", "C3", "C4"), max_requests=2, retry_reserve=0, max_runs=1, max_interrupts=1,
                max_pauses=1, max_effects=1, max_time=1, retention=1), depth=3),
-    # One harness client sends every request, each when the one before it has told it something, so
-    # no two of them are independent: the request-order symmetry would merge nothing here (the same
-    # 224,031 states) and cost a fifth of the search.
     Scope("composed-small", "the host with one harness client (alice's H1) on S1 over HTTP: one local run, two "
                             "harness requests, one crash, one attempt; no interrupt and no plain-client request",
           dict(_SMALL, max_requests=0, retry_reserve=0, max_interrupts=0, harness_clients=(("H1", "alice"),),
                harness_max_runs=1, harness_max_requests=2, harness_max_crashes=1, harness_max_attempts=1),
-          composed=True, symmetry=()),
+          composed=True),
 )}
 
 DEFAULT_HOST, DEFAULT_COMPOSED = "host-small", "composed-small"
