@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model.variants import builtins  # noqa: E402
 from properties.base import load_catalogue  # noqa: E402
-from verifier.engines import bfs, scopes  # noqa: E402
+from verifier.engines.bfs import search as bfs
+from verifier.runtime import scopes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,7 +56,7 @@ def partition_table(name, budget, workers=(1, 2)):
     CPU time, and the speedup of each over the first."""
     import resource
 
-    from verifier.engines import partition
+    from verifier.engines.bfs import partition
     sc = scopes.parse(name)
     print(f"\npartitioned at {name}: {'workers':>7s} {'distinct':>9s} {'wall s':>7s} {'states/s':>9s} "
           f"{'worker cpu s':>12s} {'speedup':>7s}")
@@ -80,7 +81,7 @@ def _expected(v, catalogue):
 
 
 def variant_table(only, budget, random_budget):
-    from verifier.explore import explore
+    from verifier.engines.random.explore import explore
     catalogue = list(load_catalogue().values())
     recorded = json.loads((ROOT / "counterexamples" / "manifest.json").read_text())
     manifest, own = recorded["variants"], recorded["settings"].get("per_variant", {})

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from properties.base import load_catalogue  # noqa: E402
-from verifier.explore import explore  # noqa: E402
+from verifier.engines.random.explore import explore
 
 
 def main() -> None:

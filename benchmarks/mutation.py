@@ -166,8 +166,8 @@ def check(args) -> dict:
             return {"crashed": f"{args.file} changed while the analysis ran: mutant {args.index} is another one"}
         sys.meta_path.insert(0, _Hook(args.file[:-3].replace("/", "."), mutated_code(args.file, args.index)))
     from properties.base import load_catalogue
-    from verifier.engines import bfs
-    from verifier.explore import explore
+    from verifier.engines.bfs import search as bfs
+    from verifier.engines.random.explore import explore
     catalogue = list(load_catalogue().values())
     host, harness = bfs.split_catalogue(catalogue)
     asserted = {p.name for p in catalogue if p.asserted}
@@ -217,7 +217,7 @@ def classify(base: dict, got: dict) -> tuple[str, str]:
         if never:                     # a vacuity of the environment: an action or request form lost
             more = f" and {len(never) - 3} more" if len(never) > 3 else ""
             return "vacuous", f"{stage}: never generates {', '.join(never[:3])}{more}"
-    from verifier.gate import DEFAULTS, coverage_drops
+    from verifier.cli.gate import DEFAULTS, coverage_drops
     for stage, r in got.items():      # the gate's drift rule: a count fallen by more than its factor
         drops = coverage_drops(base[stage].get("coverage"), r.get("coverage"), DEFAULTS["coverage_factor"])
         if drops:

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PYTHONHASHSEED", "0")        # as the gate runs: results independent of hashing
 
-from verifier.cluster import RayPool  # noqa: E402
-from verifier.cluster.gate import explore_all  # noqa: E402
+from verifier.engines.cluster import RayPool
+from verifier.cli.gate_cluster import explore_all
 
 
 def gate_work(count: int):
@@ -77,11 +77,11 @@ def main(argv=None) -> int:
 
     if not args.skip_search:
         try:
-            from verifier.engines.partition import search_partitioned
+            from verifier.engines.bfs.partition import search_partitioned
         except ImportError:
-            print("\nexhaustive search: the partitioned search (verifier.engines.partition) is not in this build")
+            print("\nexhaustive search: the partitioned search (verifier.engines.bfs.partition) is not in this build")
             return 0
-        from verifier.engines import scopes
+        from verifier.runtime import scopes
         print(f"\nexhaustive search at {args.scope}")
         print(f"{'workers':>7s} {'start s':>8s} {'wall s':>8s} {'distinct':>9s} {'states/s':>9s} {'speedup':>8s}")
         base = None

@@ -1,7 +1,7 @@
 """Validation speed: log events validated per second on a long generated session, with the host's
 run events and client-side only, and the length of log validated in 60 s.
 
-The session is a model behaviour rendered as a log (`verifier.validate.render`): conversations one
+The session is a model behaviour rendered as a log (`verifier.writers.traffic`): conversations one
 after another, as a busy host sees them: alice's tasked call suspends on an approval, she reads it,
 bob approves, it completes and she reads the result; carol's blocking call completes; mallory
 probes alice's task (not found); every fourth conversation alice cancels her run, every fifth a
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from verifier.validate import make_world, validate_log  # noqa: E402
-from verifier.validate.render import MAPPING, Recorder  # noqa: E402
+from verifier.writers.traffic import MAPPING, Recorder
 
 
 def session(conversations: int, run_events: bool) -> list[str]:

@@ -31,9 +31,9 @@ from hypothesis.stateful import run_state_machine_as_test  # noqa: E402
 
 from model.variants import builtins  # noqa: E402
 from properties.base import load_catalogue  # noqa: E402
-from verifier.explore import play_scenarios, world_factory  # noqa: E402
-from verifier.machine import STEPS_PER_DRAW, Observations, Violation, make_machine  # noqa: E402
-from verifier.replay import shrink  # noqa: E402
+from verifier.engines.random.explore import play_scenarios, world_factory
+from verifier.engines.random.machine import STEPS_PER_DRAW, Observations, Violation, make_machine
+from verifier.runtime.replay import shrink
 
 
 def first_counterexample(name: str, seed: int, cap: float, step_count: int = 40, per_chunk: int = 25,

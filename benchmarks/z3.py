@@ -30,15 +30,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(ROOT))
 
-from verifier.z3 import HARNESS_PARAMS, Z3_PARAMS, check, default_ids, encoding_for  # noqa: E402
-from verifier.z3.encoding import UnsupportedVariant  # noqa: E402
-from verifier.z3.induction import invariants_for, invariants_proved, prove  # noqa: E402
-from verifier.z3.properties import PROPS, why_not_encoded  # noqa: E402
-from verifier.z3.variants import supported_variants  # noqa: E402
+from verifier.engines.z3 import HARNESS_PARAMS, Z3_PARAMS, check, default_ids, encoding_for
+from verifier.engines.z3.encoding import UnsupportedVariant
+from verifier.engines.z3.induction import invariants_for, invariants_proved, prove
+from verifier.engines.z3.properties import PROPS, why_not_encoded
+from verifier.engines.z3.variants import supported_variants
 
 
 def baseline(timeout: float) -> None:
-    from verifier.z3 import induction
+    from verifier.engines.z3 import induction
     host = _baseline(False, timeout)
     harness = _baseline(True, timeout)
     print(f"\nOne after the other: {host + harness:.1f}s (host {host:.1f}s, harness {harness:.1f}s)")
@@ -156,8 +156,8 @@ def builtins_table() -> None:
 
 
 def coverage(timeout: float) -> None:
-    from verifier.z3.bmc import bmc
-    from verifier.z3.coverage import pairs
+    from verifier.engines.z3.bmc import bmc
+    from verifier.engines.z3.coverage import pairs
     ps = pairs()
     print(f"\nThe gate's refutations of safety ids ({len(ps)} pairs): BMC up to the gate's shrunk length")
     print(f"  {'variant':38} {'id':7} {'verdict':11} {'depth':>5} {'gate':>4} {'seconds':>8}")

@@ -3,7 +3,7 @@
 The builders return plain JSON-ready dicts, each produced by validating through its pydantic
 model, so a misspelt field or a field that does not belong to a shape fails where it is built,
 not later in a property. Field names follow the official schemas (MCP core 2026-07-28 and the
-Tasks extension `io.modelcontextprotocol/tasks` 2026-07-28); `verifier/schemas.py` checks the
+Tasks extension `io.modelcontextprotocol/tasks` 2026-07-28); `verifier/runtime/schemas.py` checks the
 output against those schemas.
 
 The pydantic models are stricter than the schemas in one deliberate place: the flat

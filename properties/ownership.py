@@ -470,7 +470,7 @@ def own_g3_effect_after_owner_cancel(world, step):
 
 
 # ---- scenario stories ---------------------------------------------------------------------------
-# Directed drivers an engine replays as its first examples (`verifier.explore`): an MRTR retry that
+# Directed drivers an engine replays as its first examples (`verifier.engines.random.explore`): an MRTR retry that
 # owns the run and drops, and answered requests whose connections drop, are reached rarely by random
 # steps.
 def _run(n):

@@ -433,7 +433,7 @@ def ttl4_resolves_until_ttl(world, step):
 
 
 # ---- scenario stories ---------------------------------------------------------------------------
-# Directed drivers an engine replays as its first examples (`verifier.explore`): a read after purge,
+# Directed drivers an engine replays as its first examples (`verifier.engines.random.explore`): a read after purge,
 # and a cancel of a terminal task, are reached rarely by random steps.
 def _run(n):
     return lambda w: dict(run=list(w.runs)[n - 1])

@@ -413,7 +413,7 @@ def rpl1_fork_reissues_nothing(world, step):
 
 
 # ---- scenario stories ---------------------------------------------------------------------------
-# Directed drivers an engine replays as its first examples (`verifier.explore`): a second answer to
+# Directed drivers an engine replays as its first examples (`verifier.engines.random.explore`): a second answer to
 # an already resolved interrupt, through every surface, and a fork of the resolved run, are reached
 # rarely by random steps. Each move is (action, args) or (action, args computed from the world).
 def _first_run(world):

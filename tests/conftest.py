@@ -27,7 +27,7 @@ import pytest  # noqa: E402
 @pytest.fixture(scope="session")
 def shared_dir():
     """The shared folder beside the repository (or TASKMODEL_SHARED)."""
-    from verifier.schemas import shared_dir as find
+    from verifier.runtime.schemas import shared_dir as find
     return find()
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from properties.base import load_catalogue
-from verifier import counterexamples
-from verifier.explore import PropertyVerdict, world_factory
-from verifier.reproduce import reproduce, variant_class
+from verifier.writers import counterexamples
+from verifier.engines.random.explore import PropertyVerdict, world_factory
+from verifier.writers.reproduce import reproduce, variant_class
 
 # A lost response (baseline e2e-orphan-task): the host answers, the connection drops before it arrives.
 LOST = ("baseline", "e2e-orphan-task", [("harness_start", {"client": "H1", "server": "S1", "long": False}),

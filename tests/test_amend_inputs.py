@@ -11,7 +11,7 @@ import pytest
 from model.amend import AmendmentError, load_file, params_problems
 from model.params import Params, Subject
 from verifier.cli import main
-from verifier.exitcodes import EXIT_USAGE
+from verifier.runtime.exitcodes import EXIT_USAGE
 
 HEAD = "from model.amend import Amendment\n\n\nclass A(Amendment):\n    name = 'my-a'\n"
 

@@ -11,7 +11,8 @@ from model.snapshot import clone, fingerprint, state_tuple
 from model.variants import resolve
 from model.world import World, _actions
 from properties.base import load_catalogue
-from verifier.engines import bfs, scopes
+from verifier.engines.bfs import search as bfs
+from verifier.runtime import scopes
 
 # alice alone on S1 over HTTP: one request and its retry, one run, one interrupt: complete in seconds.
 TINY = "host-small"
@@ -250,8 +251,8 @@ def test_cli_author_default_runs_both_engines(tmp_path, capsys):
 def test_every_state_the_random_engine_visits_is_reachable(monkeypatch):
     """The Hypothesis engine, run at a composed scope, visits only states the exhaustive search
     found there: the two engines explore one model."""
-    from verifier import explore as random_engine
-    from verifier import machine
+    from verifier.engines.random import explore as random_engine
+    from verifier.engines.random import machine
     spec = "composed-small,harness_max_requests=1,harness_max_crashes=0"
     sc = scopes.parse(spec)
     s = bfs.search(bfs.make_world_for(None, sc), [], sc)
@@ -280,7 +281,7 @@ def test_every_state_the_random_engine_visits_is_reachable(monkeypatch):
 @pytest.mark.parametrize("body", ["raise SystemExit(0)", "while True:\n            pass"])
 def test_a_rule_that_exits_or_hangs_is_a_fault(body):
     from model.amend import Amendment
-    from verifier.watchdog import Watchdog
+    from verifier.runtime.watchdog import Watchdog
     ns = {"Amendment": Amendment}
     exec("class Bad(Amendment):\n    name = 'bad-cancel'\n\n    def on_request_cancelled(self, world, q, cause):\n"
          f"        {body}\n", ns)
@@ -325,7 +326,7 @@ def test_never_generated_forms_and_never_fired_actions_are_reported(tiny_baselin
 
     from rich.console import Console
 
-    from verifier.commands import print_result, result_json
+    from verifier.cli.commands import print_result, result_json
     props = [load_catalogue()["get-appends-nothing"]]
     r = bfs.run_bfs(None, scope=NANO, budget=120, props=props)
     data = result_json(r)
@@ -446,7 +447,7 @@ def test_a_property_with_no_home_is_vacuous_and_the_check_says_why():
 
     from rich.console import Console
 
-    from verifier.commands import exit_code, print_result
+    from verifier.cli.commands import exit_code, print_result
     catalogue = load_catalogue().values()
     assert set(scopes.NO_HOME) <= {i for p in catalogue for i in p.ids} and not set(scopes.NO_HOME) & set(scopes.HOMES)
     props = [p for p in catalogue if "TTL-4" in p.ids]

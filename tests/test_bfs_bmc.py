@@ -30,12 +30,13 @@ import time
 import pytest
 
 from properties.base import load_catalogue
-from verifier.engines import bfs, scopes
-from verifier.replay import run_trace
-from verifier.z3 import encoding_for
-from verifier.z3.bmc import bmc
-from verifier.z3.properties import PROPS
-from verifier.z3.variants import supported_variants
+from verifier.engines.bfs import search as bfs
+from verifier.runtime import scopes
+from verifier.runtime.replay import run_trace
+from verifier.engines.z3 import encoding_for
+from verifier.engines.z3.bmc import bmc
+from verifier.engines.z3.properties import PROPS
+from verifier.engines.z3.variants import supported_variants
 
 DEPTH = 5
 MATCHED = scopes.parse("host-small,stdio=True,retry_reserve=4,max_interrupts=None,max_pauses=None,rest_subjects=None,"

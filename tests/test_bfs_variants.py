@@ -15,7 +15,7 @@ import pytest
 
 from model.variants import builtins
 from properties.base import load_catalogue
-from verifier.engines import scopes
+from verifier.runtime import scopes
 
 MANIFEST = Path(__file__).resolve().parent.parent / "counterexamples" / "manifest.json"
 
@@ -99,7 +99,7 @@ def test_beyond_names_real_pairs():
 
 def test_gate_searches_the_own_scopes():
     """The gate's plan for each variant is the default scopes, then its own with the ids' properties."""
-    from verifier import gate
+    from verifier.cli import gate
     manifest = _manifest()
     settings = {**gate.DEFAULTS, **manifest["settings"]}
     catalogue = load_catalogue()
@@ -114,7 +114,7 @@ def test_gate_searches_the_own_scopes():
 
 
 def test_a_settled_own_search_is_finished_and_compared_exactly():
-    from verifier.gate import compare_bfs
+    from verifier.cli.gate import compare_bfs
     rec = {"host-rest": {"distinct": 10, "generated": 20, "depth": 4, "complete": False, "settled": True,
                          "verdicts": {"p": "refuted"}, "lengths": {"p": 4}}}
     assert compare_bfs("v", rec, rec) == []

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from verifier import report
-from verifier.diagrams import svg
-from verifier.report import page as report_page
+from verifier.writers import report
+from verifier.writers.diagrams import svg
+from verifier.writers.report import page as report_page
 
 pytestmark = pytest.mark.browser
 
@@ -285,8 +285,8 @@ document.querySelectorAll("div[data-name]").forEach(d => {
 def test_no_generated_svg_has_overlapping_labels(browser, tmp_path):
     """What `taskmodel diagrams` writes (the lifecycles, the highlighted path beside every committed
     trace) and the report's sequence diagram of every committed trace."""
-    from verifier import diagrams
-    from verifier.diagrams import sequence, trace
+    from verifier.writers import diagrams
+    from verifier.writers.diagrams import sequence, trace
     root = Path(__file__).resolve().parent.parent
     drawn: dict[str, str] = {}
     if svg.dot_path() is not None:

@@ -73,8 +73,8 @@ def test_expect_without_expectations_is_refused(capsys, tmp_path, monkeypatch):
 def test_property_column_never_folds_mid_word_at_80_columns():
     from rich.console import Console
 
-    from verifier.commands import print_result
-    from verifier.explore import explore
+    from verifier.cli.commands import print_result
+    from verifier.engines.random.explore import explore
     from properties.base import load_catalogue
     props = list(load_catalogue().values())[:6]
     result = explore(None, budget=2, props=props, chunks=1)
@@ -104,7 +104,7 @@ def test_every_option_has_help():
 
 
 def test_heartbeat_on_a_log(capsys):
-    from verifier.commands import Heartbeat
+    from verifier.cli.commands import Heartbeat
     beat = Heartbeat(every=0)
     beat.tty = False
     beat.beat("exploring baseline")
@@ -134,8 +134,8 @@ def test_bfs_engine_absent_is_usage(capsys, tmp_path, monkeypatch):
 
 def test_the_search_stops_early_and_says_so_when_nothing_can_change(capsys):
     from properties.base import Property
-    from verifier.commands import print_result
-    from verifier.explore import explore
+    from verifier.cli.commands import print_result
+    from verifier.engines.random.explore import explore
 
     def no_call(world, step):
         return "a call was made" if world.requests else None

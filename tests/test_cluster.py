@@ -218,9 +218,9 @@ def test_swarm_stores_its_counterexamples_in_redis_and_they_replay(cluster, redi
     import redis
     from hypothesis.extra.redis import RedisExampleDatabase
 
-    from verifier import itf
-    from verifier.cluster import store
-    from verifier.reproduce import reproduce
+    from verifier.writers import itf
+    from verifier.engines.cluster import store
+    from verifier.writers.reproduce import reproduce
     got = taskmodel("swarm", "--variant", "detach-on-disconnect", "--budget", "5", "--cluster", cluster[0],
                     "--redis", redis_url, "--out", str(tmp_path / "one"), "--json")
     assert got.returncode == 1, got.stderr                    # refuted, as check says it

@@ -9,9 +9,9 @@ import pytest
 
 from model import lifecycle
 from model.projection import STATUS_PROJECTION
-from verifier import diagrams
-from verifier.diagrams import dot, graph, highlight, mermaid, svg
-from verifier.diagrams import trace as itf_trace
+from verifier.writers import diagrams
+from verifier.writers.diagrams import dot, graph, highlight, mermaid, svg
+from verifier.writers.diagrams import trace as itf_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "diagrams"
@@ -266,7 +266,7 @@ def _lasso(loop: int) -> itf_trace.Trace:
 def test_sequence_svg_draws_every_event_of_the_mermaid_diagram():
     from html import unescape
 
-    from verifier.diagrams import sequence
+    from verifier.writers.diagrams import sequence
     t = itf_trace.parse(_sample().trace())
     d = sequence.build(t)
     mmd, drawn = sequence.to_mermaid(d), unescape(sequence.to_svg(d, prefix="p-"))
@@ -284,7 +284,7 @@ def test_sequence_svg_draws_every_event_of_the_mermaid_diagram():
 
 
 def test_sequence_svg_boxes_a_lasso_loop_and_notes_a_stutter():
-    from verifier.diagrams import sequence
+    from verifier.writers.diagrams import sequence
     looped = sequence.to_svg(sequence.build(_lasso(1)))
     assert 'class="sq-loop"' in looped and "loops for ever from step 1: steps 2 to 4 repeat" in looped
     stutter = sequence.to_svg(sequence.build(_lasso(4)))

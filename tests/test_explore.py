@@ -1,7 +1,7 @@
 """The exploration engine on planted properties: it finds, shrinks and replays; it reports vacuity."""
 from properties.base import Property
-from verifier.explore import explore, world_factory
-from verifier.replay import run_trace, shrink
+from verifier.engines.random.explore import explore, world_factory
+from verifier.runtime.replay import run_trace, shrink
 
 
 def _prop(name, kind, check, premise=None):
@@ -87,7 +87,7 @@ def test_an_exploration_depends_on_its_seed_alone(tmp_path, monkeypatch):
     import sys
 
     from model.variants import resolve
-    from verifier.explore import explore
+    from verifier.engines.random.explore import explore
     v = resolve("detach-on-disconnect")
     before = explore(v, budget=60, chunks=2, examples_per_chunk=10)
     (tmp_path / "lits_for_hypothesis.py").write_text(

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from verifier import counterexamples, files
+from verifier.writers import counterexamples
+from verifier.runtime import files
 from verifier.cli import main
-from verifier.exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, EXIT_USAGE, UsageError
+from verifier.runtime.exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, EXIT_USAGE, UsageError
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "tests" / "fixtures" / "spec_repo"
@@ -101,7 +102,7 @@ def test_a_premise_count_that_falls_is_drift(spec, capsys):
 
 
 def test_coverage_drops_reads_both_premises_and_actions():
-    from verifier.gate import coverage_drops
+    from verifier.cli.gate import coverage_drops
     was = {"premises": {"a": 40, "b": 10}, "actions": {"tasks_cancel": 75}}
     now = {"premises": {"a": 10, "b": 1}, "actions": {"tasks_cancel": 1}}
     got = coverage_drops(was, now, 4)
@@ -223,8 +224,8 @@ def test_a_sigkill_leaves_the_old_folder_or_the_new_one(tmp_path, point):
 
 def test_an_escaping_name_never_writes_outside(tmp_path):
     from model.amend import Amendment
-    from verifier.explore import world_factory
-    from verifier.replay import run_trace
+    from verifier.engines.random.explore import world_factory
+    from verifier.runtime.replay import run_trace
     from properties.base import load_catalogue
 
     class Escape(Amendment):        # built past `validate`, as only a writer's caller could

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from itf_py import trace_from_json, trace_to_json
 
-from verifier import counterexamples, itf
-from verifier.diagrams import trace as itf_trace
-from verifier.engines import bfs
-from verifier.explore import world_factory
-from verifier.reproduce import variant_class
+from verifier.writers import counterexamples, itf
+from verifier.writers.diagrams import trace as itf_trace
+from verifier.engines.bfs import search as bfs
+from verifier.engines.random.explore import world_factory
+from verifier.writers.reproduce import variant_class
 
 
 def _module(name: str):

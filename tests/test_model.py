@@ -7,7 +7,7 @@ from model import identity, lifecycle
 from model.actions import Product, load_all
 from model.projection import STATUS_PROJECTION
 from model.world import ModelError, World
-from verifier.schemas import validate_message
+from verifier.runtime.schemas import validate_message
 
 
 def test_run_lifecycle_has_the_ten_statuses_and_no_exit_from_terminal():

@@ -9,7 +9,7 @@ import pytest
 
 from model.amend import load_file
 from model.variants import resolve
-from verifier.engines import bfs, partition
+from verifier.engines.bfs import search as bfs, partition
 
 # No MRTR retry and no interrupt: about two thousand states, under a second.
 SMALL = "host-small,retry_reserve=0,max_interrupts=0"

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from verifier.cli import main
-from verifier.counterexamples import shown_path
-from verifier.exitcodes import EXIT_OK, EXIT_USAGE
-from verifier.reproduce import replay_file
+from verifier.writers.counterexamples import shown_path
+from verifier.runtime.exitcodes import EXIT_OK, EXIT_USAGE
+from verifier.writers.reproduce import replay_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "tests" / "fixtures" / "spec_repo"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from verifier import report
-from verifier.diagrams import svg
+from verifier.writers import report
+from verifier.writers.diagrams import svg
 
 def _sample():
     spec = importlib.util.spec_from_file_location("synthetic_trace", Path(__file__).with_name("synthetic_trace.py"))
@@ -65,8 +65,8 @@ def test_report_has_a_step_panel_per_step(site):
 
 
 def test_state_data_marks_every_table_and_the_task_a_caller_reads():
-    from verifier.diagrams import trace as itf_trace
-    from verifier.report import steps
+    from verifier.writers.diagrams import trace as itf_trace
+    from verifier.writers.report import steps
     t = itf_trace.parse(_sample().trace())
     assert [x["name"] for x in steps.state_data(t, None)["tables"]] == ["world", "runs", "requests"]
     for s in t.steps:                       # a run with a taskId is a task its caller can read

@@ -6,9 +6,9 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
-from verifier import itf
-from verifier.explore import world_factory
-from verifier.story import sequence, story
+from verifier.writers import itf
+from verifier.engines.random.explore import world_factory
+from verifier.writers.story import sequence, story
 
 ARROW = re.compile(r"^\s*(\w+)(->>|-->>|-x|--x|->|-->)(\w+): (\d+)\. (.*)$")
 NOTE = re.compile(r"^\s*Note over (\w+)(?:,(\w+))?: (.*)$")
@@ -102,7 +102,7 @@ def test_a_lasso_is_told_as_a_loop():
 
 
 def test_a_client_named_like_mermaid_syntax_gets_a_safe_lane():
-    from verifier.diagrams.sequence import _lane
+    from verifier.writers.diagrams.sequence import _lane
     lanes: dict[str, str] = {}
     assert [_lane(n, "client", lanes) for n in ("end", "Host", "9x", "C 1")] == ["c_end", "c_Host", "c_9x", "C_1"]
     assert lanes["c_Host"] == "client Host"

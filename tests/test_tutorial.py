@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from verifier import diagrams
-from verifier.diagrams import tutorial
+from verifier.writers import diagrams
+from verifier.writers.diagrams import tutorial
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "tutorial.md"

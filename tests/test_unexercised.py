@@ -4,8 +4,8 @@ import json
 
 from model.variants import resolve
 from verifier.cli import main
-from verifier.explore import explore
-from verifier.shadow import PURE, instrument, unexercised
+from verifier.engines.random.explore import explore
+from verifier.runtime.shadow import PURE, instrument, unexercised
 
 HEAD = "from model.amend import Amendment\n\n\nclass A(Amendment):\n    name = 'a'\n"
 
@@ -65,7 +65,7 @@ def test_harness_rules_are_counted_too():
 def test_every_builtin_rule_is_classified():
     from model.harness import HarnessRules
     from model.rules import Rules
-    from verifier.shadow import _public
+    from verifier.runtime.shadow import _public
     acting = {"mint_run_id", "mint_interrupt_id", "input_required", "answer_tools_call", "resolve", "do_resolve",
               "cancel_run", "tasks_cancel", "on_tasks_get", "on_ttl_elapsed", "on_request_cancelled",
               "on_response_lost", "on_disconnect_after_response", "after_step", "record_remote_status"}

@@ -1,4 +1,4 @@
-"""`taskmodel validate` on logs generated from the model itself (`verifier.validate.render`): any
+"""`taskmodel validate` on logs generated from the model itself (`verifier.writers.traffic`): any
 behaviour of the model is a valid log, so the baseline's walks conform, a refuting variant's walks
 that break its requirement diverge with that id, and hand-mutated logs diverge where they were
 changed."""
@@ -13,7 +13,7 @@ from model.host import answer_pending
 from model.variants import resolve
 from verifier.cli import main
 from verifier.validate import host_properties, make_world, validate_log
-from verifier.validate.render import MAPPING, walk
+from verifier.writers.traffic import MAPPING, walk
 
 STEPS = 40
 # The walks a variant's tests try, shortest first: tasks/* moves outnumber the rest, so a variant
@@ -163,7 +163,7 @@ def _session(script):
     flow answered with its CreateTaskResult, then requests naming that task ("close": the call's
     connection closes after its response)."""
     world = make_world(None)
-    from verifier.validate.render import Recorder
+    from verifier.writers.traffic import Recorder
     rec = Recorder(True)
     clients = {world.params.client_subject(c).name: c for c in world.params.clients}
     ref = qid = None

@@ -1,5 +1,5 @@
 """The built-in variants: each validates, each refutes what it says it refutes (by a short hand-written
-scenario replayed through `verifier.replay.run_trace`), and a broken amendment file is refused with
+scenario replayed through `verifier.runtime.replay.run_trace`), and a broken amendment file is refused with
 its file and line (exit code 3).
 
 The scenarios are kept short and deterministic so this file stays fast; the regression gate
@@ -20,8 +20,8 @@ from model.stories import play
 from model.variants import builtins, resolve
 from properties.base import load_catalogue
 from properties.requirements import REQUIREMENTS
-from verifier.explore import world_factory
-from verifier.replay import run_trace
+from verifier.engines.random.explore import world_factory
+from verifier.runtime.replay import run_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "amendments"
@@ -452,7 +452,7 @@ def _manifest():
 
 
 def test_falsifiability_rows_follow_the_kind_of_each_id():
-    from verifier.falsifiability import rows
+    from verifier.writers.falsifiability import rows
     got = {(r["id"], r["property"]): r for r in rows(_manifest(), CATALOGUE, REQUIREMENTS)}
     assert {rid for rid, _ in got} == set(REQUIREMENTS)
     assert [v[0] for v in got[("OWN-2", BY_ID["OWN-2"])]["variants"]] == ["detach-on-disconnect"]
@@ -463,7 +463,7 @@ def test_falsifiability_rows_follow_the_kind_of_each_id():
 
 
 def test_falsifiability_table_links_counterexamples():
-    from verifier.falsifiability import table
+    from verifier.writers.falsifiability import table
     text = table(_manifest(), catalogue=CATALOGUE, requirements=REQUIREMENTS)
     own2 = BY_ID["OWN-2"]
     assert f"| OWN-2 | T | `{own2}` | holds | [detach-on-disconnect](counterexamples/detach-on-disconnect/{own2}/trace.md) (2) |" in text
@@ -471,7 +471,7 @@ def test_falsifiability_table_links_counterexamples():
 
 
 def test_falsifiability_writes_only_between_the_markers(tmp_path):
-    from verifier.falsifiability import END, START, main
+    from verifier.writers.falsifiability import END, START, main
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps(_manifest()), encoding="utf-8")
     readme = tmp_path / "README.md"

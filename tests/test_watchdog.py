@@ -6,7 +6,7 @@ import time
 import pytest
 
 from verifier.cli import main
-from verifier.watchdog import StepTimeout, Watchdog, current
+from verifier.runtime.watchdog import StepTimeout, Watchdog, current
 
 
 def test_a_busy_step_is_interrupted():

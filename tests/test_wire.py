@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from model import built
 from model import wire as w
-from verifier import schemas
+from verifier.runtime import schemas
 
 T0 = "2026-08-01T00:00:00Z"
 T1 = "2026-08-01T00:05:00Z"
@@ -290,7 +290,7 @@ def test_schemas_accept_what_the_spec_forbids_so_the_pydantic_models_refuse_it()
 
 def test_default_shared_dir_is_next_to_the_repo(monkeypatch):
     monkeypatch.delenv(schemas.ENV_SHARED, raising=False)
-    repo = Path(schemas.__file__).resolve().parents[1]
+    repo = Path(schemas.__file__).resolve().parents[2]
     assert schemas.shared_dir() == repo.parent / "shared"
 
 

@@ -14,14 +14,15 @@ import z3
 
 from model.rules import Rules
 from model.world import World
-from verifier.z3 import Z3_PARAMS, Z3Verdict, check, default_ids
-from verifier.z3 import induction as I
-from verifier.z3.bmc import _judge, bmc, catalogue_props, replay
-from verifier.z3.concrete import abstract, encode_args
-from verifier.z3.crosscheck import PathChecker, RelationEvaluator, concrete_step_ok, guards_exact, random_walk
-from verifier.z3.encoding import Encoding, UnsupportedVariant
-from verifier.z3.properties import NOT_ENCODED, PROPS, props_for, safety_ids
-from verifier.z3.variants import REFERENCE, Z3_RULE_TABLE, make_rules, supported_variants
+from verifier.engines.z3 import Z3_PARAMS, Z3Verdict, check, default_ids
+from verifier.engines.z3 import induction as I
+from verifier.engines.z3.bmc import _judge, bmc, catalogue_props, replay
+from verifier.engines.z3.concrete import abstract, encode_args
+from verifier.engines.z3.crosscheck import (PathChecker, RelationEvaluator, concrete_step_ok, guards_exact,
+    random_walk)
+from verifier.engines.z3.encoding import Encoding, UnsupportedVariant
+from verifier.engines.z3.properties import NOT_ENCODED, PROPS, props_for, safety_ids
+from verifier.engines.z3.variants import REFERENCE, Z3_RULE_TABLE, make_rules, supported_variants
 
 LARGER = Z3_PARAMS.with_(max_requests=5, max_runs=4, max_time=5, max_effects=3)
 
@@ -132,7 +133,7 @@ def test_guards_allow_exactly_the_models_moves(enc):
 def test_id_flags_are_checked_against_the_rules():
     """A variant whose id rules differ from what its flags say is caught by the abstraction: a counter
     taskId declared "projected", or a host that reads no reference declared as the baseline's unproject."""
-    from verifier.z3.concrete import AbstractionError
+    from verifier.engines.z3.concrete import AbstractionError
 
     class CounterCalledProjected(Rules):
         z3_flags = {"task_id": "projected"}
@@ -156,11 +157,11 @@ def test_id_flags_are_checked_against_the_rules():
 
 
 def test_every_executable_action_has_a_case(enc):
-    from verifier.z3.encoding import executable_actions
+    from verifier.engines.z3.encoding import executable_actions
     table = executable_actions()
     # `respond` is never enabled where answers are atomic, as in the encoding's instance; the actions
     # the encoding states it does not encode are the others
-    from verifier.z3.encoding import NOT_ENCODED_ACTIONS
+    from verifier.engines.z3.encoding import NOT_ENCODED_ACTIONS
     assert enc.params.atomic_answers
     assert {a for a, x in table.items() if x.actor != "harness"} - {"respond", *NOT_ENCODED_ACTIONS} <= set(enc.actions)
 
@@ -179,7 +180,7 @@ def test_a_formula_violation_is_a_catalogue_violation():
     """On random traces of the baseline and of every supported variant, wherever a Z3 formula is
     violated the catalogue's property of the same id has failed too (the formulas never claim more
     than the catalogue; BMC's replay checks the same for every counterexample)."""
-    from verifier.z3.crosscheck import formulas_agree
+    from verifier.engines.z3.crosscheck import formulas_agree
     props = catalogue_props()
     cases = [(None, Z3_PARAMS)] + [(cls, cls.make_params(Z3_PARAMS)) for cls, _ in supported_variants().values()]
     for cls, params in cases:
@@ -193,7 +194,7 @@ def test_prj2_formula_reads_the_keys(enc):
     """PRJ-2's key clause can fail: on the baseline step that answers a tasks/get of a run waiting for
     an approval, the formula holds, and fails once the result's keys name another interrupt, none, or
     a key naming no interrupt."""
-    from verifier.z3.encoding import FOREIGN_KEY, RESP, TS
+    from verifier.engines.z3.encoding import FOREIGN_KEY, RESP, TS
     world = World(enc.params)
     for action in ("rest_create", "run_start", "run_interrupt"):
         world.apply(action, world.moves(action)[0])
@@ -252,7 +253,7 @@ def test_a_counterexample_that_does_not_replay_is_a_tool_error():
     """A Z3 trace found on one rule set replayed against other rules is reported loudly."""
     cls, _ = supported_variants()["detach-on-disconnect"]
     e = Encoding(cls.make_params(Z3_PARAMS), make_rules(cls))
-    from verifier.z3.bmc import Unrolling, make_solver
+    from verifier.engines.z3.bmc import Unrolling, make_solver
     path = Unrolling(e, tag="t")
     for _ in range(2):
         path.extend()
@@ -338,7 +339,7 @@ def test_a_variant_the_encoding_cannot_describe_is_undetermined():
 def test_rule_table_rows_have_implementations():
     """Every row of the rule-flag table names a built-in variant or has a reference implementation,
     and every reference implementation's own z3_flags are accepted."""
-    from verifier.z3.variants import builtin_variants
+    from verifier.engines.z3.variants import builtin_variants
     built = builtin_variants()
     assert all(name in built or name in REFERENCE for name in Z3_RULE_TABLE)
     assert set(REFERENCE) <= set(Z3_RULE_TABLE)

@@ -11,10 +11,10 @@ import time
 import pytest
 
 from model.variants import builtins
-from verifier.z3 import encoding_for
-from verifier.z3.bmc import bmc
-from verifier.z3.coverage import pairs
-from verifier.z3.properties import PROPS
+from verifier.engines.z3 import encoding_for
+from verifier.engines.z3.bmc import bmc
+from verifier.engines.z3.coverage import pairs
+from verifier.engines.z3.properties import PROPS
 
 # The gate's pairs the Z3 engine does not judge, each for a stated reason: the id has no formula
 # (the encoding keeps no elicitation modes, HTTP statuses, credentials, short operations or emitted
@@ -41,7 +41,7 @@ def test_encoded_pairs_match_the_record():
 def test_a_planted_unencoded_variant_shows(monkeypatch):
     """The record can fail: a variant the gate refutes but the encoding cannot describe (here
     short-task-id with its rule-flag row taken away) is reported."""
-    from verifier.z3 import variants
+    from verifier.engines.z3 import variants
     monkeypatch.delitem(variants.Z3_RULE_TABLE, "short-task-id")
     ps = pairs()
     names = {p.variant for p in ps if not p.encoded and "does not describe" in (p.reason or "")

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from model.variants import builtins
-from verifier.z3 import check
-from verifier.z3 import induction as I
-from verifier.z3.concrete import abstract
-from verifier.z3.crosscheck import RelationEvaluator, formulas_agree, guards_exact, random_walk
-from verifier.z3.encoding import UnsupportedVariant
-from verifier.z3.harness import H_ACTIONS, HARNESS_BASELINE_FLAGS, ComposedEncoding, harness_flags
-from verifier.z3.properties import PROPS
-from verifier.z3.variants import HARNESS_RULE_TABLE, make_rules
+from verifier.engines.z3 import check
+from verifier.engines.z3 import induction as I
+from verifier.engines.z3.concrete import abstract
+from verifier.engines.z3.crosscheck import RelationEvaluator, formulas_agree, guards_exact, random_walk
+from verifier.engines.z3.encoding import UnsupportedVariant
+from verifier.engines.z3.harness import H_ACTIONS, HARNESS_BASELINE_FLAGS, ComposedEncoding, harness_flags
+from verifier.engines.z3.properties import PROPS
+from verifier.engines.z3.variants import HARNESS_RULE_TABLE, make_rules
 
 MANIFEST = Path(__file__).resolve().parents[1] / "counterexamples" / "manifest.json"
 CLIENT_VARIANTS = {"assume-tasks-everywhere": ("HNS-1", "harness-negotiates"),
@@ -86,8 +86,8 @@ def test_a_harness_override_without_a_flag_is_not_encoded():
 
 def test_harness_guards_allow_exactly_the_models_moves(enc):
     import random
-    from verifier.z3.concrete import encoded_moves
-    from verifier.z3.crosscheck import WEIGHTS
+    from verifier.engines.z3.concrete import encoded_moves
+    from verifier.engines.z3.crosscheck import WEIGHTS
     for seed in range(10):
         rng = random.Random(seed)
         world = enc.world()
@@ -149,7 +149,7 @@ def test_thousand_composed_traces_accepted_by_the_z3_term(enc):
 
 
 def test_a_failing_parallel_judge_is_a_tool_error_not_a_pass():
-    from verifier.z3 import in_parallel
+    from verifier.engines.z3 import in_parallel
 
     def boom():
         raise RuntimeError("solver exploded")

@@ -12,8 +12,8 @@ from model.params import Params
 from model.stories import play
 from model.variants import builtins
 from properties.base import find, load_catalogue
-from verifier.explore import world_factory
-from verifier.replay import run_trace
+from verifier.engines.random.explore import world_factory
+from verifier.runtime.replay import run_trace
 
 CATALOGUE = list(load_catalogue().values())
 ACTIONS = load_all()

@@ -10,8 +10,8 @@ import pytest
 
 from model.amend import Amendment, load_file
 from properties.base import load_catalogue
-from verifier.engines.bfs import run_bfs
-from verifier.shadow import unexercised
+from verifier.engines.bfs.search import run_bfs
+from verifier.runtime.shadow import unexercised
 
 HERE = Path(__file__).parent
 

@@ -9,7 +9,7 @@ import pytest
 from model.clients import REQUEST_FORMS
 from model.variants import resolve
 from model.world import _actions
-from verifier.explore import explore
+from verifier.engines.random.explore import explore
 
 # Actions the baseline never enables, each with the built-in variant that does: on the RFC as
 # written a run is durable from createRun on, so there is nothing for `persist` to do.

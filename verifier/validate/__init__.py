@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 
-from .log import LogError, read_log, read_mapping
-from .result import Divergence, ValidationResult
+from verifier.validate.log import LogError, read_log, read_mapping
+from verifier.validate.result import Divergence, ValidationResult
 
 # The validator's instance: the model's Subjects, clients and servers (model/params.py), with the
 # exploration bounds lifted: a real session makes as many requests, runs and ticks as it likes.
@@ -81,8 +81,8 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
         res.result = "diverges"
         res.divergence = Divergence(at.index, at.line, at.data, stop.allowed, None, f"{NOT_A_BEHAVIOUR}: {stop.reason}")
         if diagnose:
-            from .diagnose import explain
-            from .diagnose import DIAGNOSIS
+            from verifier.validate.diagnose import explain
+            from verifier.validate.diagnose import DIAGNOSIS
             explain(res, events, mapping, cls, run_events, props,
                     deadline=time.monotonic() + min(DIAGNOSIS, max(5.0, deadline - time.monotonic())))
     elif best.violation is not None and cls is None:
@@ -96,8 +96,8 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
 def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=True, upto=None, keep=False):
     """(the matcher, the events matched, the Stop that ended the match or None). With
     `stop_on_violation`, matching ends at the event after which every candidate breaks a property."""
-    from .events import LogMatcher
-    from .search import Stop
+    from verifier.validate.events import LogMatcher
+    from verifier.validate.search import Stop
     m = LogMatcher(make_world(cls), props, mapping, run_events, deadline, keep, events)
     matched, stop = 0, None
     todo = events if upto is None else events[:upto]

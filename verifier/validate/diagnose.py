@@ -16,8 +16,8 @@ import time
 
 from model.snapshot import clone
 
-from .ids import in_form, raw_of
-from .observe import NotGenerated, decode
+from verifier.validate.ids import in_form, raw_of
+from verifier.validate.observe import NotGenerated, decode
 
 PER_VARIANT = 5.0       # seconds one hypothesis may take (a loaded machine needs the margin: a cut-short
                         # hypothesis would let a later, less apt variant name the requirement)
@@ -46,7 +46,7 @@ def _by_variants(events, mapping, run_events, props, index, deadline, first):
     """The first built-in variant (those that break the forced ids first) explaining the log."""
     from model.variants import builtins
 
-    from . import match
+    from verifier.validate import match
     order = sorted(builtins().values(), key=lambda v: not (set(v.expect) & first))
     fallback = None
     for v in order:
@@ -74,7 +74,7 @@ def _by_variants(events, mapping, run_events, props, index, deadline, first):
 
 
 def _by_forcing(events, mapping, cls, run_events, props, index, deadline):
-    from . import match
+    from verifier.validate import match
     ev = events[index]
     d = ev.data
     upto = index
@@ -140,7 +140,7 @@ def _forced(m, c, events, upto, index):
         world, step = _replay((c.world, action, args, refs))
         yield _substitute(world, step, qid, observed, d.get("http")), "response"
         return
-    from .search import Stop
+    from verifier.validate.search import Stop
     try:
         qid = m._target(d["conn"], m.conns[d["conn"]], d["message"])
     except Stop:
@@ -162,7 +162,7 @@ def _replay(origin):
     pre, name, args, refs = origin
     world = clone(pre)
     if refs is not None:
-        from .search import _seeded
+        from verifier.validate.search import _seeded
         world.memo = _seeded(world, f"task_refs:{args['server']}", [(args["server"], r) for r in refs])
     try:
         step = world.apply(name, args, check=False)

@@ -7,9 +7,9 @@ from model import wire
 from model.lifecycle import OPEN_PHASES
 from model.snapshot import clone
 
-from .ids import raw_of
-from .observe import NotGenerated, decode, describe, shape, unify
-from .search import Conn, Matcher, Stop
+from verifier.validate.ids import raw_of
+from verifier.validate.observe import NotGenerated, decode, describe, shape, unify
+from verifier.validate.search import Conn, Matcher, Stop
 
 
 # A single candidate is stepped in place (no clone) where the log leaves no choice; the state is

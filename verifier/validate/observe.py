@@ -15,7 +15,7 @@ from __future__ import annotations
 from model import wire
 from model.clients import FABRICATED
 
-from .ids import Bindings, in_form, raw_of
+from verifier.validate.ids import Bindings, in_form, raw_of
 
 NEVER_ISSUED_KEY = "acme/i-neverissuedneverissued"      # the model's probe of a key never issued
 TASK_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")

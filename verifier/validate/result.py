@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED
+from verifier.runtime.exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED
 
 EXIT = {"conforms": EXIT_OK, "diverges": EXIT_REFUTED, "undetermined": EXIT_UNDETERMINED}
 

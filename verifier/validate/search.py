@@ -32,8 +32,8 @@ from model.actions import load_all
 from model.lifecycle import TERMINAL
 from model.snapshot import clone, fingerprint, state_tuple
 
-from .ids import Bindings
-from .observe import describe
+from verifier.validate.ids import Bindings
+from verifier.validate.observe import describe
 
 # Host steps that only act on the outside world or make runs no message names: with no run
 # events in the log nothing shows them, so a search for a message never needs them.

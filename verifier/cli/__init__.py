@@ -1,0 +1,191 @@
+"""`taskmodel`: list the catalogue, check the model and its variants, replay traces, run the gate."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from verifier.runtime.exitcodes import EXIT_FAULT, EXIT_OK, EXIT_UNDETERMINED, EXIT_USAGE, UsageError
+
+EXIT_CODES = """exit codes:
+  0  every property holds within the stated bounds and budget (known gaps shown as expected)
+  1  a property refuted, with a trace that replays (also when a fault was met too: a refutation
+     that replays is a real answer, and the fault is shown beside it)
+  2  undetermined with nothing refuted: vacuous, unreached, undetermined, an unexercised override
+  3  bad usage or input (one line naming it); also `taskmodel` with no command
+  4  a fault at run time: an amendment's rule or the model raised, called sys.exit, or outlasted
+     --step-timeout (reported with its file and line and the steps that led to it)
+with `check --expect`: 0 exactly when every expectation of the variant is met, else 1 (4 on a fault)"""
+
+
+CLUSTER_HELP = ("auto: a local Ray cluster over this machine's cores; HOST:PORT: an existing one (`ray start "
+                "--head`); without Ray or a reachable cluster, said in one line, the local processes")
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _parser(sub, name: str, help: str, **kw):
+    return sub.add_parser(name, help=help, description=help, epilog=EXIT_CODES,
+                          formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+
+
+def build_parser() -> Parser:
+    p = Parser(prog="taskmodel", description=__doc__.splitlines()[0], epilog=EXIT_CODES,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}",
+                   help="print the version and exit")
+    sub = p.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
+
+    ls = _parser(sub, "list", "properties with ids, kinds and clauses; built-in variants")
+    ls.add_argument("--json", action="store_true", help="print the listing as JSON")
+
+    ck = _parser(sub, "check", "explore the baseline or a variant and print a verdict table")
+    ck.add_argument("--variant", default=None, help="a built-in variant name, or path/to/amendment.py[:Class]")
+    ck.add_argument("--engine", choices=("hypothesis", "bfs", "z3", "all"), default=None,
+                    help="hypothesis: random exploration (the default for the baseline and built-ins); bfs: "
+                         "exhaustive search at a scope; z3: bounded model checking and k-induction; all: each "
+                         "in turn. An amendment file gets bfs at the small scopes (half the budget), then "
+                         "hypothesis for the rest")
+    ck.add_argument("--budget", type=float, default=60.0,
+                    help="wall-clock seconds for the whole check, shrinking included (default 60; at most a day)")
+    ck.add_argument("--seed", type=int, default=0, help="the exploration's seed (default 0)")
+    ck.add_argument("--steps", type=int, default=40, help="steps per explored example (default 40; at most 1000)")
+    ck.add_argument("--step-timeout", type=float, default=5.0, metavar="S",
+                    help="the longest one step or check may run before it is a fault (default 5 s)")
+    ck.add_argument("--scope", default=None, metavar="NAME[,field=value...]",
+                    help="bfs: the scope to search (see `taskmodel list`; any Params field may be overridden); "
+                         "default: host-small for the host's properties, composed-small for the harness's")
+    ck.add_argument("--no-symmetry", action="store_true",
+                    help="bfs: do not merge states that differ only in the order independent requests were sent")
+    ck.add_argument("--jobs", type=int, default=2, help="bfs: worker processes, one per scope (default 2)")
+    ck.add_argument("--cluster", default=None, metavar="auto|ADDRESS",
+                    help="bfs: search on a Ray cluster; " + CLUSTER_HELP)
+    ck.add_argument("--depth", type=int, default=None,
+                    help="bfs: search only behaviours of at most this many steps (proved-bounded); "
+                         "Z3: the BMC bound (default 8); 1 to 1000")
+    ck.add_argument("--timeout", type=float, default=300.0,
+                    help="Z3 wall-clock seconds for the whole check; what it leaves open is undetermined (default 300)")
+    ck.add_argument("--expect", action="store_true",
+                    help="exit 0 exactly when every expectation of the variant (its `expect`) is met, else 1")
+    ck.add_argument("--json", action="store_true", help="print the result as one JSON object "
+                                                        "(schemas/check-result.schema.json)")
+    ck.add_argument("--out", default="out", help="where the result JSON is written (default out/)")
+    ck.add_argument("--counterexamples", default=None, metavar="DIR",
+                    help="where counterexample folders are written (default OUT/counterexamples; "
+                         "counterexamples/ is the committed set)")
+    ck.add_argument("--no-counterexamples", action="store_true", help="write no counterexample folders")
+    ck.add_argument("--debug", action="store_true", help="also print the Python traceback of each fault")
+
+    rp = _parser(sub, "replay", "replay an ITF trace in the executable model")
+    rp.add_argument("file", help="a trace.itf.json written by check or the gate")
+    rp.add_argument("--variant", default=None, metavar="FILE",
+                    help="the amendment file the trace was recorded on (a trace never names a file to import)")
+
+    gt = _parser(sub, "gate", "re-run the baseline and every built-in variant against the manifest")
+    gt.add_argument("--manifest", default="counterexamples/manifest.json",
+                    help="the recorded verdicts (default counterexamples/manifest.json)")
+    gt.add_argument("--budget", type=float, default=None, help="seconds per variant (default: the manifest's)")
+    gt.add_argument("--only", nargs="*", default=None, help="check only these variants")
+    gt.add_argument("--record", action="store_true", help="record the verdicts as the new manifest and "
+                                                          "rewrite the committed counterexamples")
+    gt.add_argument("--write", action="store_true", help="rewrite the counterexamples from this run "
+                                                         "(the manifest is left as it is)")
+    gt.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    gt.add_argument("--verbose", action="store_true",
+                    help="list each variant premise count far below the baseline's (by default only counted)")
+    gt.add_argument("--cluster", default=None, metavar="auto|ADDRESS",
+                    help="run the variants as Ray tasks; " + CLUSTER_HELP)
+    gt.add_argument("--variants", nargs="+", default=None, metavar="DIR|FILE",
+                    help="gate these amendments instead of the built-ins (manifest default: "
+                         "counterexamples/manifest.json in the first folder given)")
+
+    sw = _parser(sub, "swarm", "swarm verification: many differently seeded, weighted and ordered searches, "
+                               "counterexamples shrunk once and stored in a shared example database")
+    sw.add_argument("--variant", default=None, help="a built-in variant name, or path/to/amendment.py[:Class]")
+    sw.add_argument("--budget", type=float, default=60.0,
+                    help="wall-clock seconds for the searches and their shrinking, a cluster's start not counted "
+                         "(default 60)")
+    sw.add_argument("--seed", type=int, default=0, help="the swarm's seed: each search's seed derives from it")
+    sw.add_argument("--cluster", default=None, metavar="auto|ADDRESS", help=CLUSTER_HELP)
+    sw.add_argument("--jobs", type=int, default=2, help="local worker processes without --cluster (default 2)")
+    sw.add_argument("--redis", default=None, metavar="URL",
+                    help="the shared example database (redis://HOST:PORT/DB; default $TASKMODEL_REDIS); "
+                         "without one, a folder database under OUT/swarm-db")
+    sw.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    sw.add_argument("--out", default="out", help="where the result JSON is written (default out/)")
+    sw.add_argument("--counterexamples", default=None, metavar="DIR",
+                    help="where counterexample folders are written (default OUT/counterexamples)")
+    sw.add_argument("--no-counterexamples", action="store_true", help="write no counterexample folders")
+
+    va = _parser(sub, "validate", "check a recorded MCP traffic log (schemas/traffic-log.schema.json) against the model")
+    va.add_argument("log", help="the log, JSON Lines")
+    va.add_argument("--map", default=None, metavar="MAP.json", help="the mapping of bearer tokens, tenants and tools "
+                                                                    "to the model's Subjects, tenants and tools")
+    va.add_argument("--variant", default=None, help="validate against a built-in variant or path/to/amendment.py[:Class]")
+    va.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    va.add_argument("--budget", type=float, default=60.0, help="wall-clock seconds (default 60); running out is undetermined")
+
+    _parser(sub, "rules", "the rules and parameters an amendment may change")
+
+    dg = _parser(sub, "diagrams", "regenerate diagrams/ from the model's lifecycles")
+    dg.add_argument("rest", nargs=argparse.REMAINDER, help="options of `taskmodel diagrams --help`")
+    rpt = _parser(sub, "report", "write the static HTML report of the latest check")
+    rpt.add_argument("rest", nargs=argparse.REMAINDER, help="options of `taskmodel report --help`")
+    return p
+
+
+def _version() -> str:
+    from verifier.cli.commands import tool_version
+    return tool_version()
+
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = None
+    try:
+        if argv and argv[0] in ("diagrams", "report"):
+            # These take their own flags (argparse will not pass `--x` through REMAINDER).
+            from verifier.cli import commands
+            try:
+                return getattr(commands, f"cmd_{argv[0]}")(argparse.Namespace(rest=argv[1:]))
+            except SystemExit as e:    # their own --help
+                return e.code if isinstance(e.code, int) else EXIT_USAGE
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as e:        # --help and --version
+            return e.code if isinstance(e.code, int) else EXIT_OK
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        if args.command in ("check", "swarm") and args.counterexamples is None and not args.no_counterexamples:
+            from pathlib import Path
+            args.counterexamples = str(Path(args.out) / "counterexamples")
+        if getattr(args, "no_counterexamples", False):
+            args.counterexamples = None
+        from verifier.cli import commands
+        return getattr(commands, f"cmd_{args.command}")(args)
+    except UsageError as e:
+        print(str(e).splitlines()[0] if str(e) else "taskmodel: bad usage", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("taskmodel: interrupted", file=sys.stderr)
+        return EXIT_UNDETERMINED
+    except (Exception, SystemExit) as e:
+        # Model or amendment code that raised (or called sys.exit) outside an engine's guard: a fault,
+        # in one line; never a traceback unless asked for, never a pass.
+        from verifier.runtime.faults import locate, one_line
+        if getattr(args, "debug", False):
+            import traceback
+            traceback.print_exception(e, file=sys.stderr)
+        print(f"taskmodel: fault at {locate(e)}: {one_line(e)}", file=sys.stderr)
+        return EXIT_FAULT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,596 @@
+"""The subcommands of `taskmodel` (argument parsing is in `verifier.cli`)."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from verifier.runtime.exitcodes import EXIT_FAULT, EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
+from verifier.runtime.files import write_atomic
+
+
+def _variant(spec):
+    from model.amend import AmendmentError
+    from model.variants import resolve
+    if spec in (None, "baseline"):
+        return None
+    try:
+        return resolve(spec)
+    except AmendmentError as e:
+        raise UsageError(f"taskmodel: {e}") from None
+
+
+def _catalogue():
+    from properties.base import load_catalogue
+    return load_catalogue()
+
+
+# ---- list -----------------------------------------------------------------------------------------
+def listing() -> dict:
+    from model.variants import builtins
+    from properties.requirements import REQUIREMENTS
+    props = _catalogue()
+    by_id: dict[str, list[str]] = {rid: [] for rid in REQUIREMENTS}
+    for p in props.values():
+        for rid in p.ids:
+            by_id.setdefault(rid, []).append(p.name)
+    return {
+        "properties": [{"name": p.name, "ids": list(p.ids), "kind": p.kind, "clause": p.clause,
+                        "sentence": p.sentence, "area": p.area} for p in props.values()],
+        "requirements": {rid: {"kind": REQUIREMENTS.get(rid, ("?", ""))[0], "source": REQUIREMENTS.get(rid, ("", "?"))[1],
+                               "properties": names} for rid, names in by_id.items()},
+        "variants": [{"name": v.name, "kind": v.kind, "changes": v.changes, "source": v.source,
+                      "expect": dict(v.expect), "params": dict(v.params)} for v in builtins().values()],
+        "scopes": [{"doc": s.doc, **s.describe()} for s in _scopes().values()],
+        "homes": [{"id": rid, "scope": spec, "why": why} for rid, (spec, why) in _homes().items()],
+        "no_home": [{"id": rid, "why": why} for rid, why in _no_home().items()],
+    }
+
+
+def _homes() -> dict:
+    from verifier.runtime.scopes import HOMES
+    return HOMES
+
+
+def _no_home() -> dict:
+    from verifier.runtime.scopes import NO_HOME
+    return NO_HOME
+
+
+def _scopes() -> dict:
+    from verifier.runtime.scopes import SCOPES
+    return SCOPES
+
+
+def cmd_list(args) -> int:
+    data = listing()
+    if args.json:
+        print(json.dumps(data, indent=1))
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+    con = Console()
+    t = Table(title=f"{len(data['properties'])} properties", show_lines=False)
+    for col in ("property", "ids", "kind", "clause", "sentence"):
+        t.add_column(col, overflow="fold")
+    for p in data["properties"]:
+        t.add_row(p["name"], ", ".join(p["ids"]), p["kind"], p["clause"], p["sentence"])
+    con.print(t)
+    missing = [rid for rid, r in data["requirements"].items() if not r["properties"]]
+    if missing:
+        con.print(f"[yellow]requirement ids no property names yet: {', '.join(missing)}[/]")
+    v = Table(title=f"{len(data['variants'])} built-in variants")
+    for col in ("variant", "kind", "changes", "expected"):
+        v.add_column(col, overflow="fold")
+    for x in data["variants"]:
+        v.add_row(x["name"], x["kind"], x["changes"], ", ".join(f"{k} {w}" for k, w in x["expect"].items()))
+    con.print(v)
+    s = Table(title=f"{len(data['scopes'])} scopes of the exhaustive engine (--engine bfs --scope NAME)")
+    for col in ("scope", "what", "bound", "symmetry"):
+        s.add_column(col, overflow="fold")
+    for x in data["scopes"]:
+        s.add_row(x["name"], x["doc"], "complete" if x["depth"] is None else f"at most {x['depth']} steps",
+                  ", ".join(x["symmetry"]) or "none")
+    con.print(s)
+    h = Table(title="homes: where a property its side's default scope never exercises is judged (no --scope)")
+    for col in ("id", "scope", "what it needs"):
+        h.add_column(col, overflow="fold")
+    for x in data["homes"]:
+        h.add_row(x["id"], x["scope"], x["why"])
+    for x in data["no_home"]:
+        h.add_row(x["id"], "none: vacuous at its side's scope", x["why"])
+    con.print(h)
+    return EXIT_OK
+
+
+# ---- check ----------------------------------------------------------------------------------------
+SCHEMA_VERSION = 1
+UNDETERMINED = ("vacuous", "unreached", "undetermined", "tool-error")
+HOLDING = ("holds", "proved", "proved-bounded")
+
+
+def result_json(result, paths: dict | None = None) -> dict:
+    from verifier.runtime.shadow import unexercised
+    return {
+        "variant": result.variant, "engine": result.engine, "seed": result.seed,
+        "bounds": result.bounds, "budget": {"seconds": result.budget_s, "elapsed": round(result.elapsed_s, 2),
+                                            "examples": result.examples, "steps": result.steps,
+                                            "steps_per_second": round(result.steps_per_second, 1)},
+        "stopped": result.stopped or None, "scope": result.scope, "states": result.states,
+        "coverage": {"actions": result.action_counts,
+                     "premises": {v.name: v.premise for v in result.verdicts},
+                     **({"requests": {f"{d}: {f}": n for (d, f), n in sorted(result.form_counts.items())},
+                         "requests_never_generated": never_generated(result.form_counts)}
+                        if result.form_counts is not None else {})},
+        "properties": [{"name": v.name, "ids": list(v.ids), "kind": v.kind, "clause": v.clause,
+                        "verdict": v.verdict, "message": v.message, "length": v.length,
+                        "premise": v.premise, "checks": v.checks,
+                        "steps": [s.note for s in v.trace] if v.trace is not None else None,
+                        "trace": (paths or {}).get((result.engine, v.name))} for v in result.verdicts],
+        "faults": [f.to_json() for f in result.faults],
+        "overrides": result.overrides, "unexercised": unexercised(result.overrides),
+    }
+
+
+def never_generated(form_counts) -> list[str]:
+    """The request forms (`model.clients.REQUEST_FORMS`) an engine counted none of: vacuities."""
+    from model.clients import REQUEST_FORMS
+    return [f"{d}: {f}" for d, forms in REQUEST_FORMS.items() for f in forms if not form_counts.get((d, f))]
+
+
+def expectations(variant, results) -> list[dict]:
+    """The variant's `expect`, judged on every engine's verdicts of the properties naming each id."""
+    out = []
+    for rid, want in dict(getattr(variant, "expect", None) or {}).items():
+        got = sorted({v.verdict for r in results for v in r.verdicts if rid in v.ids})
+        met = {"refuted": "refuted" in got, "unreached": "unreached" in got, "reached": "reached" in got,
+               "holds": bool(got) and set(got) <= set(HOLDING)}.get(want, False)
+        out.append({"id": rid, "want": want, "got": got, "met": met})
+    return out
+
+
+def exit_code(results, expected: list[dict] | None = None) -> int:
+    """1 when something replays as refuted (a fault found too is shown, but a refutation is a real
+    answer); else 4 on a fault; else 2 when anything is undetermined (also an unexercised override);
+    else 0. With `expected` (--expect): 0 exactly when every expectation is met, else 4 on a fault,
+    else 1."""
+    from verifier.runtime.shadow import unexercised
+    faults = any(r.faults for r in results)
+    if expected is not None:
+        if all(e["met"] for e in expected):
+            return EXIT_OK
+        return EXIT_FAULT if faults else EXIT_REFUTED
+    verdicts = [v for r in results for v in r.verdicts]
+    if any(v.verdict == "refuted" for v in verdicts):
+        return EXIT_REFUTED
+    if faults:
+        return EXIT_FAULT
+    if any(v.verdict in UNDETERMINED for v in verdicts) or any(unexercised(r.overrides) for r in results):
+        return EXIT_UNDETERMINED
+    return EXIT_OK
+
+
+STYLE = {"holds": "green", "proved": "green", "proved-bounded": "green", "reached": "green",
+         "known-gap": "cyan", "refuted": "bold red", "vacuous": "yellow", "unreached": "yellow",
+         "undetermined": "yellow", "tool-error": "bold magenta"}
+
+
+def print_together(results, con) -> None:
+    """One table for several engines: each engine's verdict side by side, the shortest trace, and
+    the message of the decisive verdict (a refutation, else a proof, else the last engine's)."""
+    from rich.table import Table
+    t = Table(title=f"{results[0].variant}: {' + '.join(r.engine for r in results)}")
+    t.add_column("property", no_wrap=True, min_width=12)
+    t.add_column("ids", overflow="fold")
+    t.add_column("kind", overflow="fold")
+    for r in results:
+        t.add_column(r.engine, overflow="fold")
+    t.add_column("length", overflow="fold")
+    t.add_column("message", overflow="fold")
+    decisive = {v.name: v for v in combined(results).verdicts}
+    rows = [{v.name: v for v in r.verdicts} for r in results]
+    for v in results[0].verdicts:
+        got = [row.get(v.name) for row in rows]
+        lengths = [g.length for g in got if g is not None and g.length is not None]
+        t.add_row(v.name, ", ".join(v.ids), v.kind,
+                  *(f"[{STYLE.get(g.verdict, 'white')}]{g.verdict}[/]" if g else "" for g in got),
+                  str(min(lengths)) if lengths else "", (decisive[v.name].message or "")[:160])
+    con.print(t)
+
+
+def print_result(result, con, told: dict | None = None, paths: dict | None = None, debug: bool = False,
+                 table: bool = True) -> None:
+    from rich.table import Table
+
+    from verifier.runtime.shadow import unexercised
+    if table:
+        t = Table(title=f"{result.variant}: {result.engine}")
+        # The property names are the row keys: never fold them mid-word, even at 80 columns.
+        t.add_column("property", no_wrap=True, min_width=12)
+        for col in ("ids", "kind", "verdict", "premise", "length", "message"):
+            t.add_column(col, overflow="fold")
+        for v in result.verdicts:
+            t.add_row(v.name, ", ".join(v.ids), v.kind, f"[{STYLE.get(v.verdict, 'white')}]{v.verdict}[/]",
+                      str(v.premise), "" if v.length is None else str(v.length), (v.message or "")[:160])
+        con.print(t)
+    else:
+        con.print(f"\n[bold]{result.engine}[/]")
+    if result.action_counts:                      # Z3 explores no concrete actions
+        cov = Table(title="coverage: actions fired")
+        cov.add_column("action", no_wrap=True)
+        cov.add_column("times", justify="right")
+        for name, n in sorted(result.action_counts.items(), key=lambda kv: -kv[1]):
+            cov.add_row(name, str(n))
+        for name in (result.states or {}).get("actions_never_fired", ()):   # bfs: over the whole graph
+            cov.add_row(name, "[red]0 (never fired)[/]")
+        con.print(cov)
+    if result.form_counts is not None:            # an engine that counts the requests it generated
+        from model.clients import REQUEST_FORMS
+        counted = (result.states or {}).get("counted")
+        forms = Table(title="coverage: requests generated, per dimension and form (0: a vacuity of the environment)"
+                      + (f"; {counted}" if counted else ""))
+        for col in ("dimension", "form", "requests"):
+            forms.add_column(col, no_wrap=col != "form", justify="right" if col == "requests" else "left")
+        for dim, names in REQUEST_FORMS.items():
+            for form in names:
+                n = result.form_counts.get((dim, form), 0)
+                forms.add_row(dim, form, str(n) if n else "[red]0 (never generated)[/]")
+        con.print(forms)
+    if result.overrides:
+        ov = Table(title="overrides: calls, and answers that differed from the baseline's")
+        ov.add_column("rule", no_wrap=True)
+        ov.add_column("calls", justify="right")
+        ov.add_column("differed", justify="right")
+        ov.add_column("")
+        idle = set(unexercised(result.overrides))
+        for rule, c in result.overrides.items():
+            ov.add_row(rule, str(c["calls"]), str(c["differed"]), "[yellow]unexercised[/]" if rule in idle else "")
+        con.print(ov)
+    b = result.bounds
+    if result.engine == "bfs":
+        for name, st in (result.states or {}).get("scopes", {}).items():
+            shape = ("complete" if st["complete"] else st.get("stopped") or
+                     f"stopped ({st.get('capped', 'a bound')}) after depth {st['depth']}")
+            con.print(f"scope {name}: {st['distinct']} distinct states, {st['generated']} generated, depth "
+                      f"{st['depth']}, {st['states_per_second']} states/s, {st['seconds']} s; {shape}")
+    else:
+        con.print(f"bounds: {', '.join(f'{k}={v}' for k, v in b.items())}")
+    if result.engine == "z3":
+        con.print(f"budget: {result.budget_s:g} s of Z3 wall clock, used {result.elapsed_s:.1f} s")
+    else:
+        con.print(f"budget: {result.budget_s:g} s, used {result.elapsed_s:.1f} s; seed {result.seed}; "
+                  f"{result.examples} examples, {result.steps} steps ({result.steps_per_second:.0f} steps/s)")
+    if result.stopped:
+        con.print(f"stopped early: {result.stopped}")
+    for v in result.verdicts:
+        if v.verdict == "refuted" and v.trace is not None:
+            con.print(f"\n[bold red]{v.name}[/] ({', '.join(v.ids)}) refuted in {len(v.trace)} steps:")
+            _print_steps(con, (told or {}).get((result.engine, v.name)) or [(s.note, []) for s in v.trace])
+            con.print(f"   [red]{v.message}[/]")
+            if (paths or {}).get((result.engine, v.name)):
+                con.print(f"   trace: {paths[(result.engine, v.name)]}")
+    for f in result.faults:
+        con.print(f"\n[bold magenta]fault[/] at {f.where}: {f.error}" + (f" during {f.action}" if f.action else ""))
+        _print_steps(con, [(n, []) for n in f.notes])
+        if f.history and f.action and f.history[-1][0] == f.action:
+            con.print(f"   {len(f.notes) + 1}. {f.action}({', '.join(f'{k}={v!r}' for k, v in f.history[-1][1].items())}) raised")
+        if debug and f.trace:
+            con.print(f.trace, markup=False, highlight=False)
+    vac = [v for v in result.verdicts if v.verdict in ("vacuous", "unreached")]
+    if vac:
+        con.print(f"[yellow]undetermined (premise never reached or witness unreached): "
+                  f"{', '.join(v.name for v in vac)}[/]")
+    no_home = _no_home() if result.engine == "bfs" else {}
+    for v in vac:
+        for rid in (r for r in v.ids if r in no_home):
+            con.print(f"[yellow]  {v.name} ({rid}) has no scope of the exhaustive engine: {no_home[rid]}; the "
+                      f"random engine reaches it (--engine hypothesis)[/]")
+    idle = unexercised(result.overrides)
+    if idle:
+        con.print(f"[yellow]unexercised (an override never fired, or never answered otherwise than the "
+                  f"baseline): {', '.join(idle)}[/]")
+
+
+def _print_steps(con, steps) -> None:
+    for i, (note, changes) in enumerate(steps, start=1):
+        con.print(f"   {i}. {note}", markup=False, highlight=False)
+        for c in changes:
+            con.print(f"      - {c}", markup=False, highlight=False)
+
+
+def _told(make_world, trace) -> list[tuple[str, list[str]]]:
+    """Each step's note and what it changed, by replay (as `trace.md` tells them)."""
+    from verifier.writers import itf
+    world = make_world()
+    prev, out = itf.snapshot(world), []
+    for step in trace:
+        s = world.apply(step.action, step.args, check=False)
+        now = itf.snapshot(world)
+        out.append((s.note, itf.changes(prev, now)))
+        prev = now
+    return out
+
+
+def _check_limits(args) -> None:
+    """Refuse what cannot be a meaningful bound: zero, negative, NaN, infinite or absurd values."""
+    import math
+    day = 86_400.0
+    for flag, value, low, high in (("--budget", args.budget, 0.0, day), ("--timeout", args.timeout, 0.0, day),
+                                   ("--step-timeout", args.step_timeout, 0.0, 3600.0)):
+        if not math.isfinite(value) or not low < value <= high:
+            raise UsageError(f"taskmodel: {flag} must be a number of seconds above 0 and at most {high:g}, not {value:g}")
+    for flag, value, high in (("--steps", args.steps, 1_000), ("--depth", args.depth, 1_000), ("--jobs", args.jobs, 256)):
+        if value is None and flag == "--depth":
+            continue
+        if not 1 <= value <= high:
+            raise UsageError(f"taskmodel: {flag} must be a whole number from 1 to {high}, not {value}")
+
+
+class Heartbeat:
+    """On a terminal a transient progress bar; elsewhere (CI logs) one line every few seconds."""
+
+    def __init__(self, every: float = 5.0):
+        import sys
+        import time
+        self.tty = sys.stderr.isatty()
+        self.every, self.clock = every, time.monotonic
+        self.last = self.clock()
+
+    def beat(self, text: str) -> None:
+        import sys
+        now = self.clock()
+        if not self.tty and now - self.last >= self.every:
+            self.last = now
+            print(f"taskmodel: {text}", file=sys.stderr, flush=True)
+
+
+def cmd_check(args) -> int:
+    from rich.console import Console
+
+    from verifier.runtime.watchdog import Watchdog
+    _check_limits(args)
+    variant = _variant(args.variant)
+    expected_only = getattr(args, "expect", False)
+    if expected_only and not getattr(variant, "expect", None):
+        raise UsageError("taskmodel: --expect: the variant declares no `expect` to judge")
+    con = Console(stderr=args.json)
+    if not con.is_terminal:
+        con = Console(stderr=args.json, width=200)    # logs and CI: do not fold the table to 80 columns
+    engines = _engines(args)
+    results = []
+    started = time.monotonic()
+    with Watchdog(args.step_timeout):
+        for engine in engines:
+            # The author's default searches exhaustively first, within a share of the budget, and
+            # explores at random for the rest.
+            args.bfs_budget = args.budget * BFS_SHARE if len(engines) > 1 else args.budget
+            args.random_budget = max(1.0, args.budget - (time.monotonic() - started)) if len(engines) > 1 \
+                else args.budget
+            got = _run_engine(engine, variant, args, strict=args.engine != "all")
+            if got is not None:
+                results.append(got)
+        paths, told = _counterexamples(variant, results, args)
+    expected = expectations(variant, results)
+    code = exit_code([combined(results)] if args.engine is None and len(results) > 1 else results,
+                     expected if expected_only else None)
+    payload = {"schema_version": SCHEMA_VERSION, "tool": {"name": "taskmodel", "version": tool_version()},
+               "command": "check", "variant": results[0].variant,
+               "results": [result_json(r, paths) for r in results],
+               "expectations": expected, "exit_code": code}
+    text = json.dumps(payload, indent=1) + "\n"
+    out = Path(args.out) / f"check-{results[0].variant}.json"
+    write_atomic(out, text)
+    write_atomic(Path(args.out) / "latest-check.json", text)
+    if args.json:
+        print(text, end="")
+    else:
+        for r in results:
+            print_result(r, con, told, paths, debug=args.debug, table=len(results) == 1)
+        if len(results) > 1:
+            print_together(results, con)
+        for e in expected:
+            verdict = "as expected" if e["met"] else "[bold red]unexpected[/]"
+            con.print(f"expect {e['id']} {e['want']}: {verdict} (got {', '.join(e['got']) or 'no property'})")
+        if paths:
+            con.print(f"counterexamples written under {args.counterexamples}")
+        con.print(f"result written to {out}")
+    return code
+
+
+BFS_SHARE = 0.5       # of the author's default budget, for the exhaustive search
+Z3_DEPTH = 8          # the Z3 bound when --depth is not given
+
+
+def _engines(args) -> tuple[str, ...]:
+    """The engines a check runs: `all`, the one named, or by default the random engine, and for an
+    amendment file the exhaustive search at the small scopes first."""
+    if args.engine == "all":
+        return ("bfs", "hypothesis", "z3")
+    if args.engine is not None:
+        return (args.engine,)
+    spec = args.variant or ""
+    return ("bfs", "hypothesis") if spec.endswith(".py") or ".py:" in spec else ("hypothesis",)
+
+
+def combined(results):
+    """One verdict per property over several engines, for the exit code of the author's default:
+    refuted when an engine refutes it; proved when the exhaustive search proves it (the random
+    engine's verdict stands beside it); else the last engine's verdict."""
+    from dataclasses import replace
+    by = {}
+    for r in results:
+        for v in r.verdicts:
+            was = by.get(v.name)
+            if was is None or v.verdict == "refuted" or (v.verdict in ("proved", "proved-bounded")
+                                                         and was.verdict != "refuted"):
+                by[v.name] = v
+            elif was.verdict not in ("refuted", "proved", "proved-bounded"):
+                by[v.name] = v
+    return replace(results[-1], verdicts=list(by.values()), faults=[f for r in results for f in r.faults],
+                   overrides=_merged_overrides(results))
+
+
+def _merged_overrides(results):
+    out = {}
+    for r in results:
+        for rule, n in (r.overrides or {}).items():
+            got = out.setdefault(rule, {"calls": 0, "differed": 0})
+            got["calls"] += n.get("calls", 0)
+            got["differed"] += n.get("differed", 0)
+    return out
+
+
+def _run_engine(engine: str, variant, args, strict: bool):
+    beat = Heartbeat()
+    name = getattr(variant, "name", "baseline")
+    if engine == "hypothesis":
+        return _explore(variant, args, beat)
+    if engine == "bfs":
+        from verifier import engines
+        try:
+            from verifier.engines.bfs.search import run_bfs
+        except ImportError:
+            if strict:
+                raise UsageError("taskmodel: the bfs engine is not available in this build") from None
+            print("taskmodel: the bfs engine is not available in this build; skipped", file=sys.stderr)
+            return None
+        from verifier.runtime.scopes import ScopeError
+
+        def progress(s, queued):
+            beat.beat(f"bfs {name} at {s.scope.name}: {s.generated} states generated, {s.distinct} distinct, "
+                      f"{queued} queued, depth {s.depth}, {s.distinct / max(s.elapsed, 1e-9):.0f} states/s")
+        try:
+            if getattr(args, "cluster", None):
+                from verifier.engines.cluster.check import bfs_on_cluster
+                got = bfs_on_cluster(variant, args, progress)
+                if got is not None:
+                    return got
+            return engines.run("bfs", variant, scope=args.scope, symmetry=not args.no_symmetry, jobs=args.jobs,
+                               budget=args.bfs_budget, progress=progress, max_depth=args.depth, shadow=True)
+        except ScopeError as e:
+            raise UsageError(f"taskmodel: --scope: {e}") from None
+    return _z3_result(variant, args)
+
+
+def _explore(variant, args, beat):
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from verifier import engines
+    name = getattr(variant, "name", "baseline")
+    with Progress(TextColumn("exploring {task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True, disable=not beat.tty) as bar:
+        task = bar.add_task(name, total=1.0, info="")
+
+        def progress(frac, obs, refuted):
+            info = f"{obs.steps} steps, {len(refuted)} refuted"
+            bar.update(task, completed=frac, info=info)
+            beat.beat(f"exploring {name}: {frac:.0%} of the budget, {info}")
+        return engines.run("hypothesis", variant, budget=args.random_budget, seed=args.seed, step_count=args.steps,
+                           progress=progress, shadow=True)
+
+
+def _counterexamples(variant, results, args):
+    """Write a folder per refuted property, known gap and witness (by default under out/), and tell
+    each refuted property's steps with what they changed."""
+    from verifier.writers import counterexamples
+    from verifier.engines.random.explore import guarded_factory, world_factory
+    from verifier.writers.reproduce import make_world
+    paths, told = {}, {}
+    default = guarded_factory(world_factory(variant))
+    for r in results:
+        for v in r.verdicts:
+            if v.trace is None or v.verdict not in ("refuted", "known-gap", "reached"):
+                continue
+            # Several engines each keep their own folder (both may refute the same property).
+            root = Path(args.counterexamples) / (r.engine if len(results) > 1 else "") if args.counterexamples else None
+            scope = getattr(v, "scope", None)        # the exhaustive engine's traces replay at their scope
+            make = guarded_factory(make_world(variant, scope)) if scope else default
+            key = (r.engine, v.name)
+            try:
+                if v.verdict == "refuted":
+                    told[key] = _told(make, v.trace)
+                if args.counterexamples:
+                    paths[key] = str(counterexamples.write(root, variant, v, make, r.seed)
+                                     / "trace.itf.json")
+            except Exception as e:      # a trace that no longer replays is told by its notes alone
+                print(f"taskmodel: {v.name}: the trace could not be written ({type(e).__name__}: {e})",
+                      file=sys.stderr)
+    return paths, told
+
+
+def tool_version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("taskmodel")
+    except metadata.PackageNotFoundError:
+        import re
+        text = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
+        found = re.search(r'^version\s*=\s*"([^"]+)"', text, re.M)
+        return found.group(1) if found else "unknown"
+
+
+def _z3_result(variant, args):
+    from verifier import engines
+    try:
+        from verifier.engines.z3 import bridge as z3bridge
+    except ImportError:
+        raise UsageError("taskmodel: the z3 engine is not available in this build") from None
+    return engines.run("z3", variant, depth=args.depth or Z3_DEPTH, timeout=args.timeout)
+
+
+# ---- replay ---------------------------------------------------------------------------------------
+def cmd_replay(args) -> int:
+    from verifier.writers.reproduce import replay_file
+    return replay_file(Path(args.file), getattr(args, "variant", None))
+
+
+# ---- rules ----------------------------------------------------------------------------------------
+def cmd_rules(args) -> int:
+    from dataclasses import fields
+
+    from model.amend import rule_names
+    from model.params import PARAMETER_IDS, Params
+    from model.rules import Rules
+    print("Rules an amendment may override (method name and signature):")
+    for name, sig in sorted(rule_names().items()):
+        doc = (getattr(Rules, name).__doc__ or "").strip().splitlines()
+        print(f"  {name}{sig}  {doc[0] if doc else ''}")
+    print("Parameters (Amendment.params):")
+    named = {v: k for k, v in PARAMETER_IDS.items()}
+    for f in fields(Params):
+        print(f"  {f.name} = {f.default!r}" + (f"  ({named[f.name]})" if f.name in named else ""))
+    return EXIT_OK
+
+
+# ---- gate, diagrams, report -----------------------------------------------------------------------
+def cmd_gate(args) -> int:
+    from verifier.cli.gate import run_gate
+    return run_gate(args)
+
+
+def cmd_swarm(args) -> int:
+    from verifier.engines.cluster.swarm import run_swarm
+    return run_swarm(args)
+
+
+def cmd_diagrams(args) -> int:
+    try:
+        from verifier.writers.diagrams import main as diagrams_main
+    except ImportError:
+        raise UsageError("taskmodel: diagrams are not available in this build") from None
+    return diagrams_main(args.rest)
+
+
+def cmd_report(args) -> int:
+    try:
+        from verifier.writers.report import main as report_main
+    except ImportError:
+        raise UsageError("taskmodel: the report is not available in this build") from None
+    return report_main(args.rest)
+
+
+def cmd_validate(args) -> int:
+    from verifier.cli.validate_command import cmd_validate as run
+    return run(args)

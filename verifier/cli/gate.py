@@ -1,0 +1,375 @@
+"""The regression gate: variants re-explored against a recorded manifest.
+
+The manifest records, per variant, the verdict of every property and the shortest known
+counterexample length. Exploration runs a fixed number of seeded chunks, so the same code gives
+the same verdicts; any difference is drift: a property newly refuted, an expected refutation no
+longer found, a counterexample longer than recorded, a variant's own expectation unmet, or a
+premise or action count fallen by more than `coverage_factor` from the recorded one (the
+exploration no longer exercises what it did: CNL-1's premise falling from 75 hits to 1 while it
+still read "holds"). Premise counts of a variant far below the baseline's are reported, not drift.
+
+With `"bfs": true` in the manifest's settings (the built-in manifest has it), each variant is also
+searched exhaustively at the default scopes, and its verdicts, shortest lengths, distinct states and
+depth are recorded and compared exactly (the search is deterministic). A variant whose flaw the
+default scopes leave out names the scopes that hold it and the ids each is for
+(`settings.per_variant.<name>.bfs_scopes`, e.g. {"host-rest": ["NTF-2"]}): there those
+ids' properties are searched too, until each is answered, and recorded under the scope's spec.
+
+By default the gate runs the baseline and every built-in variant against
+`counterexamples/manifest.json`; `--variants DIR|FILE...` runs a spec repository's own amendments
+against its own manifest (default `counterexamples/manifest.json` inside the first folder given,
+or beside the first file).
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from verifier.runtime.exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
+from verifier.runtime.files import write_atomic
+
+DEFAULTS = {"seed": 0, "chunks": 6, "examples_per_chunk": 25, "steps": 40, "budget_cap": 120,
+            "bfs": False, "bfs_budget_cap": 300,     # a manifest opts in to the exhaustive search ("bfs": true)
+            "coverage_factor": 4}     # a premise or action count falling by more than this is flagged
+BUILTIN_MANIFEST = "counterexamples/manifest.json"      # the CLI's default for --manifest
+
+
+def _variant(spec: str):
+    """A variant by what the gate was given: "baseline", a built-in's name, or an amendment file."""
+    from model.amend import AmendmentError, load_file
+
+    from verifier.writers.reproduce import variant_class
+    if not spec.endswith(".py") and ".py:" not in spec:
+        return variant_class(spec)
+    try:
+        return load_file(spec)
+    except AmendmentError as e:
+        raise UsageError(f"taskmodel: {e}") from None
+
+
+def _explore_one(spec: str, settings: dict) -> dict:
+    from verifier.engines.random.explore import explore
+    v = _variant(spec)
+    r = explore(v, budget=settings["budget_cap"], seed=settings["seed"], step_count=settings["steps"],
+                examples_per_chunk=settings["examples_per_chunk"], chunks=settings["chunks"])
+    got = {"variant": getattr(v, "name", "baseline"), "elapsed": round(r.elapsed_s, 2), "steps": r.steps,
+           "verdicts": {x.name: x.verdict for x in r.verdicts},
+           "lengths": {x.name: x.length for x in r.verdicts if x.length is not None},
+           "traces": {x.name: [(s.action, s.args) for s in x.trace] for x in r.verdicts if x.trace is not None},
+           "messages": {x.name: x.message for x in r.verdicts if x.message},
+           "coverage": {"premises": {x.name: x.premise for x in r.verdicts if x.premise},
+                        "actions": {a: n for a, n in sorted(r.action_counts.items()) if n}}}
+    if settings.get("bfs"):
+        t = time.monotonic()
+        got["bfs"] = _search_one(v, settings)
+        got["elapsed"] = round(got["elapsed"] + time.monotonic() - t, 2)
+    return got
+
+
+def _search_one(v, settings: dict, only: str | None = None) -> dict:
+    """The exhaustive search at the default scopes, as the manifest records it (as tlaplus/Examples'
+    manifest does: verdicts, distinct states, depth): the baseline as `check` judges it, and a
+    variant's host properties at host-small, the harness's at composed-small for the client variants,
+    then, at each of the variant's own `bfs_scopes`, the properties of the ids named for it; each
+    recorded under the scope's spec (`only`: at the scope of that name alone)."""
+    from verifier.engines.bfs import search as bfs
+    out = {}
+    for scope, props in search_plan(v, settings):
+        if only is not None and scope.name != only:
+            continue
+        s, verdicts, _ = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
+        out[scope.name] = {"distinct": s.distinct, "generated": s.generated, "depth": s.depth,
+                           "complete": s.complete,
+                           # an own scope's search ends once each of its properties is answered, or at
+                           # the scope's depth bound: a finished search all the same
+                           **({"settled": True} if s.settled else {}), **({"bounded": True} if s.bounded else {}),
+                           "verdicts": {x.name: x.verdict for x in verdicts},
+                           "lengths": {x.name: x.length for x in verdicts if x.length is not None}}
+    return out
+
+
+def search_plan(v, settings: dict) -> list:
+    """[(scope, properties)] the gate searches a variant at: the default scopes, then its own
+    (`settings["bfs_scopes"]`: {scope spec: [requirement ids]}, each id one the variant expects
+    refuted). The baseline: `bfs.plan`'s, every property at its side's scope or its home
+    (`scopes.HOMES`), so that the manifest records where each is proved."""
+    from properties.base import load_catalogue
+
+    from verifier.engines.bfs import search as bfs
+    from verifier.runtime import scopes
+    catalogue = list(load_catalogue().values())
+    if v is None:       # the baseline as `check` judges it: each property at its side's scope or its home
+        return bfs.plan(None, catalogue)
+    host, harness = bfs.split_catalogue(catalogue)
+    plan = [(scopes.parse(None), host)]
+    if getattr(v, "harness_rules", None) is not None:
+        plan.append((scopes.parse(None, composed=True), harness))
+    refuted = {rid for rid, want in dict(getattr(v, "expect", None) or {}).items() if want == "refuted"}
+    for spec, ids in (settings.get("bfs_scopes") or {}).items():
+        try:
+            scope = scopes.parse(spec)
+        except scopes.ScopeError as e:
+            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {e}") from None
+        props = [p for p in catalogue if set(p.ids) & set(ids)]    # judged at this scope, whichever side
+        if not ids or not set(ids) <= refuted or not props:
+            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {spec!r}: {ids} are not ids the variant "
+                             f"expects refuted")
+        if scope.name in {sc.name for sc, _ in plan}:
+            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {spec!r} is already searched")
+        plan.append((scope, props))
+    return plan
+
+
+def compare_bfs(name: str, recorded: dict | None, got: dict | None) -> list[str]:
+    """The exhaustive search is deterministic: its verdicts, lengths and state counts are exact."""
+    if got is None:
+        return []
+    if recorded is None:
+        return [f"{name}: no exhaustive-search record in the manifest (record it with `taskmodel gate --record`)"]
+    out = []
+    for scope, now in got.items():
+        was = recorded.get(scope)
+        if was is None:
+            out.append(f"{name}: bfs at {scope} not in the manifest")
+            continue
+        if not (now["complete"] or now.get("settled") or now.get("bounded")):
+            out.append(f"{name}: bfs at {scope} did not complete ({now['distinct']} states by depth {now['depth']})")
+        for key in ("distinct", "depth", "settled", "bounded"):
+            if now.get(key) != was.get(key):
+                out.append(f"{name}: bfs at {scope}: {key} was {was.get(key)}, now {now[key]}")
+        for prop, verdict in now["verdicts"].items():
+            if was["verdicts"].get(prop) != verdict:
+                out.append(f"{name}: bfs at {scope}: {prop} was {was['verdicts'].get(prop) or 'absent'}, now {verdict}")
+            if now["lengths"].get(prop) != was.get("lengths", {}).get(prop):
+                out.append(f"{name}: bfs at {scope}: {prop} shortest length was {was.get('lengths', {}).get(prop)}, "
+                           f"now {now['lengths'].get(prop)}")
+    return out
+
+
+def own_variants(paths: list[str]) -> dict[str, str]:
+    """A spec repository's amendments: every `*.py` directly in each folder (not `_*`, `test_*`,
+    `conftest.py`) and every file given -> {variant name: file}; each validated."""
+    files = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            files += sorted(str(f) for f in path.glob("*.py")
+                            if not f.name.startswith(("_", "test_")) and f.name != "conftest.py")
+        elif p.endswith(".py") or ".py:" in p:
+            files.append(p)
+        else:
+            raise UsageError(f"taskmodel: {p}: neither a folder nor an amendment file (.py)")
+    if not files:
+        raise UsageError(f"taskmodel: no amendment file in {', '.join(paths)}")
+    table: dict[str, str] = {}
+    for f in files:
+        name = _variant(f).name
+        if name in table:
+            raise UsageError(f"taskmodel: {Path(f).name}: variant name {name!r} is also {Path(table[name]).name}'s")
+        table[name] = f
+    return table
+
+
+def default_manifest(paths: list[str]) -> Path:
+    first = Path(paths[0].split(".py:")[0] + ".py" if ".py:" in paths[0] else paths[0])
+    return (first if first.is_dir() else first.parent) / "counterexamples" / "manifest.json"
+
+
+def expectation_problems(name: str, expect: dict, verdicts: dict, searched: dict | None = None) -> list[str]:
+    """A variant's own `expect`: refuted ids refuted, unreached witnesses unreached, closed gaps holding.
+    A refutation or a reached witness may come from either engine: the exploration's `verdicts` or
+    the exhaustive search's at any scope it recorded (`searched`, a manifest's `bfs` record)."""
+    from properties.base import load_catalogue
+    problems = []
+    props = load_catalogue()
+    found = {p: v for scope in (searched or {}).values() for p, v in scope["verdicts"].items()
+             if v in ("refuted", "reached")}
+    for rid, want in expect.items():
+        named = [p for p in props.values() if rid in p.ids]
+        got = {verdicts.get(p.name) for p in named}
+        shown = {found.get(p.name) for p in named}
+        ok = {"refuted": "refuted" in got | shown, "unreached": "unreached" in got,
+              "holds": bool(got) and got <= {"holds"}, "reached": "reached" in got | shown}[want]
+        if not ok:
+            problems.append(f"{name}: expected {rid} {want}, got {', '.join(sorted(g for g in got if g)) or 'no property'}")
+    return problems
+
+
+def coverage_drops(recorded: dict | None, got: dict | None, factor: float) -> list[str]:
+    """Each premise or action count of `recorded` that `got` shows fallen by more than `factor` (to
+    zero included): the exploration no longer exercises what it did, so a "holds" means less."""
+    if not recorded or got is None:
+        return []
+    out = []
+    for what, label in (("premises", "premise of"), ("actions", "action")):
+        now = got.get(what, {})
+        for key, was in sorted(recorded.get(what, {}).items()):
+            if was and now.get(key, 0) * factor < was:
+                out.append(f"{label} {key} exercised {now.get(key, 0)} times, was {was} (a drop of more than {factor}x)")
+    return out
+
+
+def compare(name: str, recorded: dict | None, got: dict) -> list[str]:
+    if recorded is None:
+        return [f"{name}: not in the manifest (record it with `taskmodel gate --record`)"]
+    out = []
+    for prop, verdict in got["verdicts"].items():
+        was = recorded["verdicts"].get(prop)
+        if was != verdict:
+            out.append(f"{name}: {prop} was {was or 'absent'}, now {verdict}")
+        length, best = got["lengths"].get(prop), recorded.get("lengths", {}).get(prop)
+        if length is not None and best is not None and length > best:
+            out.append(f"{name}: {prop} counterexample grew from {best} to {length} steps")
+    for prop in recorded["verdicts"]:
+        if prop not in got["verdicts"]:
+            out.append(f"{name}: {prop} is no longer in the catalogue")
+    return out
+
+
+def _load_manifest(path: Path, record: bool) -> dict:
+    if not path.exists():
+        if not record:
+            raise UsageError(f"taskmodel: {path}: no manifest (record one with `taskmodel gate --record`)")
+        return {"settings": dict(DEFAULTS), "variants": {}}
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest["settings"] = {**DEFAULTS, **manifest.get("settings", {})}
+        manifest.setdefault("variants", {})
+    except (ValueError, AttributeError, TypeError, OSError) as e:
+        raise UsageError(f"taskmodel: {path}: not a gate manifest ({e})") from None
+    return manifest
+
+
+def run_gate(args) -> int:
+    own = getattr(args, "variants", None)
+    if own:
+        specs = own_variants(own)
+        manifest_path = default_manifest(own) if args.manifest == BUILTIN_MANIFEST else Path(args.manifest)
+    else:
+        from model.variants import builtins
+        specs = {n: n for n in ["baseline", *sorted(builtins())]}
+        manifest_path = Path(args.manifest)
+    manifest = _load_manifest(manifest_path, args.record)
+    settings = manifest["settings"]
+    if args.budget:
+        settings["budget_cap"] = args.budget
+    names = list(specs)
+    if args.only:
+        unknown = [n for n in args.only if n not in names]
+        if unknown:
+            raise UsageError(f"taskmodel: unknown variant {unknown[0]!r}")
+        names = [n for n in names if n in args.only]
+    started = time.monotonic()
+    # A variant whose expected refutation needs a longer search gets its own settings
+    # (`settings["per_variant"][name]`, e.g. more chunks); the longest start first.
+    mine = {n: {**settings, **settings.get("per_variant", {}).get(n, {})} for n in names}
+    order = sorted(names, key=lambda n: -mine[n]["chunks"] * mine[n]["steps"])
+    cluster = None
+    if getattr(args, "cluster", None):
+        from verifier.engines.cluster import ray_pool
+        cluster = ray_pool(args.cluster)
+    if cluster is not None:
+        from verifier.cli.gate_cluster import explore_all
+        with cluster:
+            done = explore_all(cluster, order, specs, mine)
+    else:
+        with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            done = dict(zip(order, pool.map(_explore_one, [specs[n] for n in order], [mine[n] for n in order])))
+    results = [done[n] for n in names]
+    classes = {n: _variant(specs[n]) for n in names}
+    problems, undetermined, starved = [], [], []
+    for got in results:
+        name = got["variant"]
+        problems += expectation_problems(name, dict(getattr(classes[name], "expect", {})), got["verdicts"], got.get("bfs"))
+        if not args.record:
+            problems += compare(name, manifest["variants"].get(name), got)
+            problems += compare_bfs(name, manifest["variants"].get(name, {}).get("bfs"), got.get("bfs"))
+            # A model change that starves what an exploration exercised is drift; a variant that
+            # exercises far less than the baseline is flagged (its "holds" rests on less).
+            factor = settings["coverage_factor"]
+            problems += [f"{name}: coverage: {d}" for d in coverage_drops(
+                manifest["variants"].get(name, {}).get("coverage"), got["coverage"], factor)]
+            if name != "baseline":
+                starved += [f"{name}: {d} on the baseline" for d in coverage_drops(
+                    manifest["variants"].get("baseline", {}).get("coverage", {}), got["coverage"], factor)
+                    if d.startswith("premise")]
+        undetermined += [f"{name}: {p} {v}" for p, v in got["verdicts"].items()
+                         if v == "undetermined" or (name == "baseline" and v in ("vacuous", "unreached"))]
+        print(f"{name:42s} {got['elapsed']:7.1f} s  {got['steps']:6d} steps  "
+              f"{sum(v == 'refuted' for v in got['verdicts'].values())} refuted")
+    elapsed = time.monotonic() - started
+    for p in problems:
+        print(f"DRIFT {p}")
+    for u in undetermined:
+        print(f"UNDETERMINED {u}")
+    if starved:
+        print(f"COVERAGE {len(starved)} premise counts of variants fell by more than "
+              f"{settings['coverage_factor']}x from the baseline's (listed with --verbose)")
+        for c in starved if getattr(args, "verbose", False) else ():
+            print(f"COVERAGE {c}")
+    where = f"{cluster.workers} Ray workers" if cluster is not None else f"{args.jobs} jobs"
+    print(f"gate: {len(results)} variants in {elapsed:.0f} s on {where}; "
+          f"{len(problems)} drift, {len(undetermined)} undetermined")
+    refusal = _refusal(args, problems, results)
+    if refusal:
+        print(f"taskmodel: {refusal}", file=sys.stderr)
+        return EXIT_REFUTED if problems else EXIT_UNDETERMINED
+    if args.record or args.write:
+        _record(manifest_path, manifest, results, classes, update_manifest=args.record)
+    if problems:
+        return EXIT_REFUTED
+    return EXIT_UNDETERMINED if undetermined else EXIT_OK
+
+
+def _refusal(args, problems: list[str], results: list[dict]) -> str | None:
+    """Why this run may not write: a counterexample is never removed because a run that
+    disagrees with the manifest (shorter, cut by its budget) did not find it again."""
+    if args.record:
+        cut = sum(v == "undetermined" for got in results for v in got["verdicts"].values())
+        if cut:
+            return (f"gate --record: {cut} verdicts undetermined (the budget ran out before the planned "
+                    f"chunks); nothing recorded")
+    elif args.write and problems:
+        return (f"gate --write: {len(problems)} drift from the manifest; nothing written "
+                f"(fix the drift, or record the new verdicts with --record)")
+    return None
+
+
+def _record(manifest_path: Path, manifest: dict, results: list[dict], classes: dict,
+            update_manifest: bool = True) -> None:
+    from properties.base import load_catalogue
+
+    from verifier.writers import counterexamples
+    from verifier.engines.random.explore import PropertyVerdict, world_factory
+    from verifier.runtime.replay import run_trace
+    catalogue = list(load_catalogue().values())
+    root = manifest_path.parent
+    for got in results:
+        name = got["variant"]
+        if update_manifest:
+            manifest["variants"][name] = {"verdicts": got["verdicts"], "lengths": got["lengths"],
+                                          "coverage": got["coverage"],
+                                          **({"bfs": got["bfs"]} if "bfs" in got else {})}
+        variant = classes[name]
+        make = world_factory(variant)
+        keep = set()
+        for prop, verdict in got["verdicts"].items():
+            # Refutations of every variant; known gaps once, on the baseline (a variant that does not
+            # touch a gap shows the same story again).
+            if not (verdict == "refuted" or (verdict == "known-gap" and name == "baseline")):
+                continue
+            out = run_trace(make, got["traces"][prop], catalogue, prop)
+            if out.violation is None:
+                raise RuntimeError(f"{name}/{prop}: the recorded trace does not replay ({out.reason})")
+            p = next(x for x in catalogue if x.name == prop)
+            pv = PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict, out.violation.message,
+                                 out.violation.history)
+            counterexamples.write(root, variant, pv, make, manifest["settings"]["seed"])
+            keep.add(prop)
+        counterexamples.prune(root, name, keep)
+    if update_manifest:
+        manifest["variants"] = dict(sorted(manifest["variants"].items()))
+        write_atomic(manifest_path, json.dumps(manifest, indent=1, sort_keys=True) + "\n")

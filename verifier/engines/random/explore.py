@@ -1,0 +1,329 @@
+"""Budgeted exploration of one variant with Hypothesis, ending in one honest verdict per property.
+
+Verdicts: holds (within the stated budget, premise reached), refuted (with a shrunk trace that
+replays), vacuous (premise never reached: undetermined, never a pass), reached / unreached
+(witnesses), known-gap (a gap exhibited) — a gap not exhibited is reported holds.
+"""
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from hypothesis import HealthCheck, Phase, Verbosity, seed as hyp_seed, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from model.host import answer_pending
+from model.world import World
+from properties.base import load_catalogue
+
+from verifier.runtime.faults import Fault, ModelFault, fault_of
+from verifier.engines.random.machine import (STEPS_PER_DRAW, Observations, OutOfBudget, Violation,
+    check_liveness, check_step, guard_world, make_machine)
+from verifier.runtime.replay import run_trace, shrink
+
+
+@dataclass
+class PropertyVerdict:
+    name: str
+    ids: tuple
+    kind: str
+    clause: str
+    sentence: str
+    verdict: str
+    message: str | None = None
+    trace: list | None = None          # the Step records of the shortest trace found
+    premise: int = 0
+    checks: int = 0
+
+    @property
+    def length(self) -> int | None:
+        return None if self.trace is None else len(self.trace)
+
+
+@dataclass
+class CheckResult:
+    variant: str
+    engine: str
+    seed: int
+    budget_s: float
+    elapsed_s: float
+    bounds: dict
+    examples: int
+    steps: int
+    action_counts: dict
+    verdicts: list[PropertyVerdict] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)     # errors at run time: exit 4 unless refuted
+    overrides: dict | None = None      # rule -> {"calls": n, "differed": m}, for a variant's own rules
+    stopped: str = ""                  # why the search ended before its budget, when it did
+    states: dict | None = None         # an exhaustive engine's state counts
+    scope: dict | None = None          # an exhaustive engine's scope
+    form_counts: dict | None = None    # (dimension, form) -> requests sent, where the engine counts them
+
+    @property
+    def steps_per_second(self) -> float:
+        return self.steps / self.elapsed_s if self.elapsed_s else 0.0
+
+    def by_name(self) -> dict[str, PropertyVerdict]:
+        return {v.name: v for v in self.verdicts}
+
+
+UNDETERMINED = ("vacuous", "unreached", "undetermined")
+
+
+@contextmanager
+def seed_only():
+    """Hypothesis also draws integers from the literals of the project's own loaded modules: a
+    new literal anywhere (or another engine's module loaded first) would change the examples a
+    seed gives, and so the gate's verdicts. The exploration's choices come from its seed alone."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:          # a Hypothesis without local constants: nothing to pin
+        yield
+        return
+    found = getattr(providers, "_get_local_constants", None)
+    empty = getattr(providers, "Constants", None)
+    if found is None or empty is None:
+        yield
+        return
+    providers._get_local_constants = lambda *a, **k: empty()
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = found
+        providers.CONSTANTS_CACHE.cache.clear()
+
+
+def world_factory(variant=None, base_params=None):
+    """The world a variant (an Amendment subclass, or None for the baseline) explores."""
+    from model.amend import Amendment
+    params = (variant.make_params(base_params) if variant is not None and issubclass(variant, Amendment)
+              else base_params)
+    harness_rules = getattr(variant, "harness_rules", None) if variant is not None else None
+
+    def make():
+        rules = variant() if variant is not None else None
+        return World.composed(params, rules, harness_rules) if hasattr(World, "composed") else World(params, rules)
+    return make
+
+
+def guarded_factory(make_world):
+    """Worlds whose steps turn any error into a ModelFault (`machine.guard_world`); an error while
+    building the world is a fault too."""
+    def make():
+        try:
+            world = make_world()
+        except (KeyboardInterrupt, ModelFault):
+            raise
+        except BaseException as e:
+            raise ModelFault(fault_of(e, [], "building the initial world")) from e
+        return guard_world(world)
+    return make
+
+
+def scenario_stories(catalogue) -> dict[str, list]:
+    """The scenario stories the catalogue modules ship (`STORIES`): directed test drivers for
+    behaviours random steps reach rarely (a call that acts, loses its answer, and is re-issued)."""
+    import importlib
+    out = {}
+    for module in sorted({p.check.__module__ for p in catalogue}):
+        for name, story in getattr(importlib.import_module(module), "STORIES", {}).items():
+            out[f"{module.rsplit('.', 1)[-1]}:{name}"] = story
+    return out
+
+
+def play_scenarios(make_world, catalogue, asserted, obs, refuted) -> int:
+    """Replay every scenario story with every property checked, as the first examples of an
+    exploration. A story a variant does not enable is cut where it diverges. Returns how many ran."""
+    ran = 0
+    for story in scenario_stories(catalogue).values():
+        obs.examples += 1
+        ran += 1
+        try:
+            world = make_world()
+            for k, (action, args) in enumerate(story):
+                try:
+                    args = args(world) if callable(args) else args
+                except (IndexError, KeyError):
+                    break                   # the story names a run or request this variant never made
+                except (KeyboardInterrupt, ModelFault):
+                    raise
+                except BaseException as e:  # the story read the variant's state and that raised
+                    raise ModelFault(fault_of(e, world.history, f"the scenario before {action}")) from e
+                if args not in world.moves(action):
+                    break
+                step = world.apply(action, args, check=False)
+                check_step(world, step, catalogue, asserted, obs)
+                for answered in answer_pending(world, step, story[k + 1][0] if k + 1 < len(story) else None, False):
+                    check_step(world, answered, catalogue, asserted, obs)
+            check_liveness(world, catalogue, asserted, obs)
+        except Violation as v:
+            refuted.setdefault(v.prop.name, v)
+            asserted.discard(v.prop.name)
+        except ModelFault as e:
+            obs.fault(e.fault)
+            break
+    return ran
+
+
+def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int = 40, examples_per_chunk: int = 25,
+            props=None, base_params=None, progress=None, shrink_share: float = 0.25,
+            chunks: int | None = None, shadow: bool = False, stories: bool = True) -> CheckResult:
+    """Explore for `budget` seconds, or for exactly `chunks` chunks of examples when given (the
+    gate's deterministic mode: the same seed then gives the same verdicts and traces; a run that
+    hits the time budget first says so, and its holding verdicts become undetermined).
+
+    In budget mode the budget bounds the whole call: the search stops early when every asserted
+    property is already refuted, and shrinking stops when the budget is spent. A fault (a rule or
+    the model raising, or a step outlasting the watchdog) stops the search; it is shrunk by replay
+    and reported in `faults`, and what still holds is undetermined. With `shadow`, each rule the
+    variant overrides is counted and compared with the baseline's (`verifier.runtime.shadow`). Without
+    `stories`, the catalogue's scenario stories are not replayed first (random steps alone)."""
+    started = time.monotonic()
+    recorder = None
+    if shadow and variant is not None:
+        from verifier.runtime.shadow import instrument
+        variant_run, recorder = instrument(variant)
+    else:
+        variant_run = variant
+    make_world = guarded_factory(lambda: world_factory(variant_run, base_params)())
+    catalogue = props if props is not None else list(load_catalogue().values())
+    asserted = {p.name for p in catalogue if p.asserted}
+    obs = Observations(deadline=None if chunks is not None else started + budget)
+    refuted: dict[str, Violation] = {}
+    scenarios = play_scenarios(make_world, catalogue, asserted, obs, refuted) if stories else 0
+    search_until = started + budget * (1 - shrink_share) if chunks is None else started + budget
+    chunk = 0
+    stopped = "a fault" if obs.faults else ""
+    while not stopped and time.monotonic() < search_until and (chunks is None or chunk < chunks):
+        if chunks is None and not asserted and any(p.asserted for p in catalogue):
+            stopped = "every asserted property is refuted"
+            break
+        machine = make_machine(make_world, catalogue, asserted, obs)
+        hyp_seed(seed * 100_003 + chunk)(machine)
+        chunk += 1
+        try:
+            with seed_only():
+                run_state_machine_as_test(machine, settings=settings(
+                    max_examples=examples_per_chunk, stateful_step_count=max(1, step_count // STEPS_PER_DRAW),
+                    deadline=None, database=None,
+                    report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
+                    phases=[Phase.generate], print_blob=False, verbosity=Verbosity.quiet))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:
+            # The first failure of the chunk was recorded where it happened; Hypothesis re-raises it
+            # (or, when its replay differs, a Flaky error about it).
+            v, obs.last_failure = obs.last_failure, None
+            if v is not None:
+                refuted[v.prop.name] = v
+                asserted.discard(v.prop.name)
+            if obs.faults:
+                stopped = "a fault"
+            elif v is None and (isinstance(e, OutOfBudget) or
+                                (obs.deadline is not None and time.monotonic() > obs.deadline)):
+                break
+            elif v is None:             # an error of the engine itself: a fault, never a verdict
+                obs.fault(fault_of(e, [], "the exploration"))
+                stopped = "a fault"
+        if progress:
+            progress(min(1.0, (time.monotonic() - started) / budget), obs, refuted)
+    if recorder is not None:
+        recorder.enabled = False        # replays while shrinking are not behaviours to count
+
+    # Shorten every counterexample and witness further by replay (Hypothesis shrinks per example).
+    traces: dict[str, tuple[str, list]] = {n: (v.message, v.history) for n, v in refuted.items()}
+    for name, (msg, hist) in obs.observed.items():
+        traces.setdefault(name, (msg, hist))
+    truncated = chunks is not None and chunk < chunks and not stopped
+    replay_world = make_world if chunks is not None else _until(make_world, started + budget)
+    for name, (msg, hist) in sorted(traces.items(), key=lambda kv: (len(kv[1][1]), kv[0])):
+        moves = [(s.action, s.args) for s in hist]
+        created = [s.created for s in hist]
+        try:
+            small, _ = shrink(replay_world, moves, created, catalogue, name)
+            out = run_trace(replay_world, small, catalogue, name)
+        except OutOfBudget:
+            break                       # the budget is spent: the traces found so far stand as found
+        except ModelFault:
+            continue                    # a shorter candidate faulted where it drained: keep this one
+        if out.violation is not None and len(out.violation.history) <= len(hist):
+            traces[name] = (out.violation.message, out.violation.history)
+    faults = [shrink_fault(make_world, f, catalogue, None if chunks is not None else started + budget)
+              for f in obs.faults]
+
+    verdicts = []
+    for p in catalogue:
+        msg, hist = traces.get(p.name, (None, None))
+        premise = obs.premise_counts.get(p.name, 0)
+        if p.asserted:
+            verdict = "refuted" if p.name in refuted else ("holds" if premise or p.premise is None else "vacuous")
+            if verdict == "holds" and (truncated or faults):
+                verdict = "undetermined"
+        elif p.kind == "witness":
+            verdict = "reached" if hist is not None else ("unreached" if not faults else "undetermined")
+        else:
+            verdict = "known-gap" if hist is not None else ("holds" if premise or p.premise is None else "vacuous")
+            if verdict == "holds" and faults:
+                verdict = "undetermined"
+        verdicts.append(PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict,
+                                        msg, hist, premise, obs.checks.get(p.name, 0)))
+    params = _params(variant, base_params)
+    return CheckResult(
+        variant=getattr(variant, "name", "baseline") if variant else "baseline", engine="hypothesis", seed=seed,
+        budget_s=budget, elapsed_s=time.monotonic() - started,
+        bounds={**params.sizes(), "steps_per_example": step_count, "examples_per_chunk": examples_per_chunk,
+                "chunks": chunk, "scenarios": scenarios}, examples=obs.examples, steps=obs.steps,
+        action_counts=dict(sorted(obs.action_counts.items())), form_counts=dict(obs.form_counts),
+        verdicts=verdicts, faults=faults,
+        overrides=recorder.summary() if recorder is not None else None, stopped=stopped)
+
+
+def _until(make_world, deadline: float):
+    """`make_world`, refusing to start a replay once `deadline` has passed (bounds shrinking)."""
+    def make():
+        if time.monotonic() > deadline:
+            raise OutOfBudget
+        return make_world()
+    return make
+
+
+def _params(variant, base_params):
+    from model.amend import Amendment
+    from model.params import Params
+    try:
+        if variant is not None and issubclass(variant, Amendment):
+            return variant.make_params(base_params)
+    except Exception:                   # the fault this raises is reported by the exploration
+        pass
+    return base_params or Params()
+
+
+def _fault_at(make_world, moves, catalogue) -> Fault | None:
+    """The fault replaying `moves` meets, if any (a violation or a divergence first is none)."""
+    try:
+        out = run_trace(make_world, moves, catalogue, None)
+    except ModelFault as e:
+        return e.fault
+    return getattr(out.world, "last_fault", None) if out.violation is None else None
+
+
+def shrink_fault(make_world, fault: Fault, catalogue, deadline: float | None) -> Fault:
+    """The shortest prefix-preserving sub-trace found by replay that meets the same fault (the same
+    place and kind of exception), by greedy removal of chunks of steps, until `deadline`."""
+    best, best_fault = list(fault.history), fault
+    chunk = max(1, len(best) // 2)
+    while chunk >= 1 and len(best) > 1:
+        i = 0
+        while i < len(best) - 1:             # the faulting move itself stays
+            if deadline is not None and time.monotonic() > deadline:
+                return best_fault
+            cand = best[:i] + best[i + chunk:]
+            got = _fault_at(make_world, cand, catalogue) if cand else None
+            if got is not None and got.signature() == fault.signature() and len(got.history) < len(best):
+                best, best_fault = list(got.history), got
+            else:
+                i += chunk
+        chunk //= 2
+    return best_fault

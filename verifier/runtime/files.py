@@ -1,0 +1,95 @@
+"""Atomic writes: a failed or interrupted run never leaves a half-written result behind.
+
+A file is written beside its destination and renamed into place; a folder is built whole beside
+its destination and swapped in. A path that cannot be written is bad input (one line, exit 3).
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import tempfile
+from pathlib import Path
+
+from verifier.runtime.exitcodes import UsageError
+
+
+def unwritable(path: Path, e: OSError) -> UsageError:
+    return UsageError(f"taskmodel: {path}: cannot be written ({e.strerror or type(e).__name__})")
+
+
+def write_atomic(path: Path | str, text: str) -> Path:
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as e:
+        raise unwritable(path, e) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        _remove(tmp)
+        raise unwritable(path, e) from None
+    except BaseException:
+        _remove(tmp)
+        raise
+    return path
+
+
+def _remove(path) -> None:
+    if os.path.isdir(path):
+        shutil.rmtree(path, ignore_errors=True)
+    elif os.path.exists(path):
+        os.unlink(path)
+
+
+def recover(dest: Path) -> None:
+    """Undo what a killed `write_folder` left beside `dest`: the old folder moved away and not yet
+    replaced is put back; half-built new folders and moved-away old ones are removed."""
+    parent = dest.parent
+    if not parent.is_dir():
+        return
+    old = sorted(parent.glob(f".{dest.name}.old-*"))
+    if old and not dest.exists():
+        os.rename(old.pop(), dest)
+    for leftover in (*old, *parent.glob(f".{dest.name}.new-*")):
+        _remove(leftover)
+
+
+def write_folder(dest: Path | str, files: dict[str, str], keep_others: bool = True) -> Path:
+    """Make `dest` hold exactly `files` (name -> text), plus, with `keep_others`, the files another
+    step wrote there (e.g. the highlighted lifecycle of `taskmodel diagrams`). A SIGKILL at any
+    point leaves the old folder or the new one at `dest` (or, between the two renames, the old
+    one beside it, which the next write puts back): never a mix."""
+    dest = Path(dest)
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        recover(dest)
+        new = Path(tempfile.mkdtemp(prefix=f".{dest.name}.new-", dir=dest.parent))
+    except OSError as e:
+        raise unwritable(dest, e) from None
+    try:
+        if keep_others and dest.is_dir():
+            for f in dest.iterdir():
+                if f.is_file() and f.name not in files:
+                    shutil.copy2(f, new / f.name)
+        for name, text in files.items():
+            with open(new / name, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        os.chmod(new, 0o755)        # mkdtemp makes it 0700; a committed folder is readable
+        if dest.exists():
+            old = dest.parent / f".{dest.name}.old-{secrets.token_hex(4)}"
+            os.rename(dest, old)
+            os.rename(new, dest)
+            _remove(old)
+        else:
+            os.rename(new, dest)
+    except OSError as e:
+        recover(dest)
+        raise unwritable(dest, e) from None
+    except BaseException:
+        recover(dest)
+        raise
+    return dest

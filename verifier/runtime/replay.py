@@ -1,0 +1,97 @@
+"""Replaying traces in the executable model, and shrinking them by replay.
+
+A trace is a list of (action, args). Replays refuse a move that is not enabled, so a trace that
+replays is a real behaviour of the model. When steps are removed while shrinking, ids minted by
+later steps change; `translate` maps the original ids to the ones the replay minted.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model.identity import project
+from model.world import ModelError
+from properties.base import find
+
+from verifier.engines.random.machine import Observations, Violation, check_liveness, check_step
+
+
+@dataclass
+class Outcome:
+    world: object
+    violation: Violation | None
+    diverged_at: int | None = None     # index of the first step that is not enabled
+    reason: str = ""
+
+
+def _substitute(args: dict, mapping: dict) -> dict:
+    return {k: mapping.get(v, v) if isinstance(v, str) else v for k, v in args.items()}
+
+
+def _renamed(old: str, new: str) -> dict:
+    """The renaming of a minted id, with its wire forms: a step names a run by its raw id, a task by
+    the projected runId or its %2F form (identity.md §5)."""
+    out = {old: new}
+    if "/" in old and "/" in new:
+        p_old, p_new = project(old), project(new)
+        out[p_old] = p_new
+        out[p_old.replace("~2F", "%2F")] = p_new.replace("~2F", "%2F")
+    return out
+
+
+def run_trace(make_world, moves, props, target: str | None = None, created=None, liveness=True) -> Outcome:
+    """Replay `moves`, checking `props` after each step; stop at the first violation of `target`
+    (or of any asserted property when target is None)."""
+    if target and target not in {p.name for p in props}:
+        target = find(target).name          # a requirement id checked by one property
+    world = make_world()
+    asserted = {target} if target else {p.name for p in props if p.asserted}
+    obs = Observations()
+    mapping: dict[str, str] = {}
+    for i, (name, args) in enumerate(moves):
+        args = _substitute(args, mapping)
+        if args not in world.moves(name):
+            return Outcome(world, None, i, f"step {i + 1} {name}({args}) is not enabled")
+        try:
+            step = world.apply(name, args, check=False)
+            if created is not None:
+                for old, new in zip(created[i], step.created):
+                    mapping.update(_renamed(old, new))
+            check_step(world, step, props, asserted, obs)
+        except Violation as v:
+            if target is None or v.prop.name == target:
+                return Outcome(world, v)
+        except ModelError as e:
+            return Outcome(world, None, i, str(e))
+    if liveness and (target is None or any(p.name == target and p.kind == "liveness" for p in props)):
+        try:
+            check_liveness(world, props, asserted, obs)
+        except Violation as v:
+            if target is None or v.prop.name == target:
+                return Outcome(world, v)
+    return Outcome(world, None)
+
+
+def shrink(make_world, moves, created, props, target: str, rounds: int = 6):
+    """Greedy delta debugging by replay: drop chunks, then single steps, while the target still fails."""
+    best, best_created = list(moves), list(created)
+    for _ in range(rounds):
+        improved = False
+        chunk = max(1, len(best) // 2)
+        while chunk >= 1:
+            i = 0
+            while i < len(best):
+                cand = best[:i] + best[i + chunk:]
+                cand_created = best_created[:i] + best_created[i + chunk:]
+                out = run_trace(make_world, cand, props, target, cand_created)
+                # Only a strictly shorter trace is progress (a liveness failure re-adds drain steps).
+                if out.violation is not None and len(out.violation.history) < len(best):
+                    steps = out.violation.history
+                    best = [(s.action, s.args) for s in steps]
+                    best_created = [s.created for s in steps]
+                    improved = True
+                else:
+                    i += chunk
+            chunk //= 2
+        if not improved:
+            break
+    return best, best_created

@@ -1,0 +1,5 @@
+import sys
+
+from verifier.writers.diagrams import main
+
+sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from verifier.writers.report import main
+
+sys.exit(main())
