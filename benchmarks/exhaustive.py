@@ -23,6 +23,7 @@ from model.variants import builtins  # noqa: E402
 from properties.base import load_catalogue  # noqa: E402
 from verifier.engines.bfs import search as bfs
 from verifier.runtime import scopes
+from verifier.runtime.worlds import make_world_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,7 +44,7 @@ def baseline_table(names, budget, guards=("on",)):
         sc = scopes.parse(name)
         for g in guards:
             t, cpu = time.monotonic(), time.process_time()
-            s = bfs.search(bfs.make_world_for(None, sc), _props(sc), sc, deadline=time.monotonic() + budget,
+            s = bfs.search(make_world_for(None, sc), _props(sc), sc, deadline=time.monotonic() + budget,
                            max_depth=sc.depth, guards=g)
             wall, cpu = time.monotonic() - t, time.process_time() - cpu
             done = "yes" if s.complete else (f"to depth {s.depth}" if s.bounded else f"no ({s.capped})")
@@ -97,7 +98,7 @@ def variant_table(only, budget, random_budget):
                 sc = scopes.parse(sc_name)
                 if sc.composed != (p.area in bfs.HARNESS_AREAS) and sc_name not in mine:    # the gate's own scopes
                     continue
-                s = bfs.search(bfs.make_world_for(v, sc), [p], sc, deadline=time.monotonic() + budget,
+                s = bfs.search(make_world_for(v, sc), [p], sc, deadline=time.monotonic() + budget,
                                max_depth=sc.depth, want_graph=p.kind == "liveness")
                 hit = s.found.get(p.name)
                 if hit is not None:

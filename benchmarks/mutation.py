@@ -167,6 +167,7 @@ def check(args) -> dict:
         sys.meta_path.insert(0, _Hook(args.file[:-3].replace("/", "."), mutated_code(args.file, args.index)))
     from properties.base import load_catalogue
     from verifier.engines.bfs import search as bfs
+    from verifier.engines.bfs.run import run_bfs
     from verifier.engines.random.explore import explore
     catalogue = list(load_catalogue().values())
     host, harness = bfs.split_catalogue(catalogue)
@@ -177,10 +178,10 @@ def check(args) -> dict:
         if set(search.found) & asserted and args.index >= 0:
             raise bfs._Stop
 
-    stages = (("host-small", lambda: bfs.run_bfs(None, scope="host-small", props=host, budget=args.bfs_budget,
+    stages = (("host-small", lambda: run_bfs(None, scope="host-small", props=host, budget=args.bfs_budget,
                                                   progress=stop_at_kill)),
               ("hypothesis", lambda: explore(None, budget=600, seed=args.seed, chunks=args.chunks)),
-              ("composed-small", lambda: bfs.run_bfs(None, scope="composed-small", props=harness, budget=600,
+              ("composed-small", lambda: run_bfs(None, scope="composed-small", props=harness, budget=600,
                                                       max_states=args.composed_states, progress=stop_at_kill)))
     for name, run in stages:
         r = run()

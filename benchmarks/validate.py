@@ -20,12 +20,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from verifier.validate import make_world, validate_log  # noqa: E402
+from verifier.runtime.worlds import unbounded_world  # noqa: E402
+from verifier.validate import validate_log  # noqa: E402
 from verifier.writers.traffic import MAPPING, Recorder
 
 
 def session(conversations: int, run_events: bool) -> list[str]:
-    world, rec = make_world(None), Recorder(run_events)
+    world, rec = unbounded_world(None), Recorder(run_events)
 
     def do(name, **args):
         rec.record(world, world.apply(name, args, check=False))

@@ -31,8 +31,10 @@ from hypothesis.stateful import run_state_machine_as_test  # noqa: E402
 
 from model.variants import builtins  # noqa: E402
 from properties.base import load_catalogue  # noqa: E402
-from verifier.engines.random.explore import play_scenarios, world_factory
-from verifier.engines.random.machine import STEPS_PER_DRAW, Observations, Violation, make_machine
+from verifier.engines.random.explore import play_scenarios
+from verifier.runtime.worlds import world_factory
+from verifier.engines.random.machine import STEPS_PER_DRAW, make_machine
+from verifier.runtime.checking import Observations, Violation
 from verifier.runtime.replay import shrink
 
 

@@ -118,6 +118,10 @@ def action(actor: str, moves: Callable, say: Callable, weight: int | None = None
         return fn
     return register
 
+# Host steps that only act on the outside world or make runs no message names: a recorded log
+# without run events shows none of them (the validator never needs them to explain a message).
+SILENT = frozenset({"run_effect", "run_compensate", "run_spawn"})
+
 
 def load_all() -> dict[str, Action]:
     from . import clients, harness, host, network, rest  # noqa: F401  (registration by import)

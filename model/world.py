@@ -14,7 +14,7 @@ EPOCH = datetime(2026, 7, 28, tzinfo=timezone.utc)
 _TABLE = None
 
 
-def _actions():
+def action_table():
     """The action table, loaded once (every participant's module registers its actions on import)."""
     global _TABLE
     if _TABLE is None:
@@ -145,7 +145,7 @@ class World:
 
     # ---- stepping -----------------------------------------------------------------------------
     def moves(self, action_name: str) -> list[dict]:
-        return _actions()[action_name].moves(self)
+        return action_table()[action_name].moves(self)
 
     def enabled(self, action_name: str, args: dict) -> bool:
         return args in self.moves(action_name)
@@ -154,7 +154,7 @@ class World:
         """Take one protocol action. With `check`, refuse a move that is not enabled. Without `say`,
         the step is not described (`Step.note` stays empty): an exhaustive search takes a step on
         every transition and describes only the ones it reports, when it replays them."""
-        action = _actions()[action_name]
+        action = action_table()[action_name]
         args = dict(args or {})
         if check and args not in action.moves(self):
             raise ModelError(f"{action_name}({args}) is not enabled in this state")

@@ -5,7 +5,8 @@ from pathlib import Path
 
 from properties.base import load_catalogue
 from verifier.writers import counterexamples
-from verifier.engines.random.explore import PropertyVerdict, world_factory
+from verifier.runtime.results import PropertyVerdict
+from verifier.runtime.worlds import world_factory
 from verifier.writers.reproduce import reproduce, variant_class
 
 # A lost response (baseline e2e-orphan-task): the host answers, the connection drops before it arrives.

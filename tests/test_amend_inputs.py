@@ -11,6 +11,7 @@ import pytest
 from model.amend import AmendmentError, load_file, params_problems
 from model.params import Params, Subject
 from verifier.cli import main
+from verifier.runtime.amendments import load_checked
 from verifier.runtime.exitcodes import EXIT_USAGE
 
 HEAD = "from model.amend import Amendment\n\n\nclass A(Amendment):\n    name = 'my-a'\n"
@@ -20,7 +21,7 @@ def refused(tmp_path, body: str, head: str = HEAD) -> str:
     path = tmp_path / "amend.py"
     path.write_text(head + body, encoding="utf-8")
     with pytest.raises(AmendmentError) as e:
-        load_file(str(path))
+        load_checked(str(path))
     return str(e.value)
 
 

@@ -9,17 +9,19 @@ import pytest
 
 from model.snapshot import clone, fingerprint, state_tuple
 from model.variants import resolve
-from model.world import World, _actions
+from model.world import World, action_table
 from properties.base import load_catalogue
 from verifier.engines.bfs import search as bfs
 from verifier.runtime import scopes
+from verifier.runtime.worlds import make_world_for
+from verifier.engines.bfs.run import run_bfs
 
 # alice alone on S1 over HTTP: one request and its retry, one run, one interrupt: complete in seconds.
 TINY = "host-small"
 
 
 def _walk(world, rnd, steps):
-    table = _actions()
+    table = action_table()
     for _ in range(steps):
         enabled = [(n, m) for n, a in table.items() for m in [a.moves(world)] if len(m)]
         if not enabled:
@@ -86,7 +88,7 @@ def test_scope_parsing_and_overrides():
 
 @pytest.fixture(scope="module")
 def tiny_baseline():
-    return bfs.run_bfs(None, scope=TINY, budget=120)
+    return run_bfs(None, scope=TINY, budget=120)
 
 
 def test_tiny_scope_completes_and_proves(tiny_baseline):
@@ -105,7 +107,7 @@ def test_tiny_scope_completes_and_proves(tiny_baseline):
 def test_random_walks_stay_in_the_reachable_set(tiny_baseline):
     """Every state a random walk of the same model visits at the scope is one the search found."""
     sc = scopes.parse(TINY)
-    make = bfs.make_world_for(None, sc)
+    make = make_world_for(None, sc)
     s = bfs.search(make, [], sc)
     assert s.complete
     reachable = set()
@@ -130,7 +132,7 @@ def test_random_walks_stay_in_the_reachable_set(tiny_baseline):
     ("update-conflict-error", "update-acknowledged-empty", 3),
 ])
 def test_variant_refuted_with_the_shortest_trace(variant, prop, length):
-    r = bfs.run_bfs(resolve(variant), scope=TINY, budget=120, props=[load_catalogue()[prop]])
+    r = run_bfs(resolve(variant), scope=TINY, budget=120, props=[load_catalogue()[prop]])
     assert r.states["scopes"][TINY].get("stopped") == "every property answered"
     v = r.by_name()[prop]
     assert v.verdict == "refuted", v.message
@@ -140,14 +142,14 @@ def test_variant_refuted_with_the_shortest_trace(variant, prop, length):
 
 def test_liveness_lasso_on_a_host_that_never_answers():
     """drop-every-request answers nothing: LIV-1 fails as a lasso that stutters at a pending call."""
-    r = bfs.run_bfs(resolve("drop-every-request"), scope=TINY, budget=120)
+    r = run_bfs(resolve("drop-every-request"), scope=TINY, budget=120)
     v = r.by_name()["every-call-answered-or-cancelled"]
     assert v.verdict == "refuted", v.message
     assert v.loop == v.length and "stutters" in v.message
 
 
 def test_capped_search_is_undetermined_never_proved():
-    r = bfs.run_bfs(None, scope="host-wide", budget=2)
+    r = run_bfs(None, scope="host-wide", budget=2)
     assert not r.states["complete"]
     by = r.by_name()
     assert by["owner-cancel-cancels-run"].verdict == "undetermined"
@@ -156,7 +158,7 @@ def test_capped_search_is_undetermined_never_proved():
 
 
 def test_bounded_depth_is_proved_bounded():
-    r = bfs.run_bfs(None, scope="host-pair", budget=60, max_depth=2)
+    r = run_bfs(None, scope="host-pair", budget=60, max_depth=2)
     by = r.by_name()
     assert r.states["depth"] == 2
     assert by["owner-cancel-cancels-run"].verdict == "proved-bounded"
@@ -171,7 +173,7 @@ def test_a_raising_rule_is_a_fault_with_its_steps():
 
         def on_request_cancelled(self, world, q, cause):
             raise KeyError("boom")
-    r = bfs.run_bfs(Raises, scope=TINY, budget=60)
+    r = run_bfs(Raises, scope=TINY, budget=60)
     assert r.faults and "KeyError" in r.faults[0].error
     assert r.faults[0].history and r.faults[0].history[-1][0] in ("disconnect", "stdio_cancel", "stdio_close")
     assert not any(v.verdict in ("refuted", "proved") for v in r.verdicts)
@@ -183,7 +185,7 @@ def test_an_amendment_file_needs_no_registration(tmp_path):
     f.write_text("from model.amend import Amendment\n\n\nclass Detach(Amendment):\n    name = 'my-detach'\n"
                  "    expect = {'OWN-2': 'refuted'}\n\n    def on_request_cancelled(self, world, q, cause):\n"
                  "        return None\n", encoding="utf-8")
-    r = bfs.run_bfs(load_file(str(f)), scope=TINY, budget=120)
+    r = run_bfs(load_file(str(f)), scope=TINY, budget=120)
     v = r.by_name()["owner-cancel-cancels-run"]
     assert v.verdict == "refuted" and v.length <= 3
 
@@ -191,7 +193,7 @@ def test_an_amendment_file_needs_no_registration(tmp_path):
 def test_progress_is_reported():
     seen = []
     sc = scopes.parse("host-wide")
-    bfs.search(bfs.make_world_for(None, sc), list(load_catalogue().values()), sc,
+    bfs.search(make_world_for(None, sc), list(load_catalogue().values()), sc,
                deadline=time.monotonic() + 5, progress=lambda s, q: seen.append((s.distinct, q)), every=0.5)
     assert seen and seen[-1][0] > seen[0][0]
 
@@ -208,8 +210,8 @@ def test_symmetry_changes_no_verdict_and_no_length(variant):
     """Merging states that differ only in the order requests were sent keeps every verdict and
     every shortest length (the reduced search is a quotient, not an approximation)."""
     v = resolve(variant) if variant else None
-    on = bfs.run_bfs(v, scope=NANO, budget=120, symmetry=True)
-    off = bfs.run_bfs(v, scope=NANO, budget=120, symmetry=False)
+    on = run_bfs(v, scope=NANO, budget=120, symmetry=True)
+    off = run_bfs(v, scope=NANO, budget=120, symmetry=False)
     assert on.states["complete"] and off.states["complete"]
     assert on.states["distinct"] <= off.states["distinct"]
     assert [(x.name, x.verdict, x.length) for x in on.verdicts] == [(x.name, x.verdict, x.length) for x in off.verdicts]
@@ -255,10 +257,10 @@ def test_every_state_the_random_engine_visits_is_reachable(monkeypatch):
     from verifier.engines.random import machine
     spec = "composed-small,harness_max_requests=1,harness_max_crashes=0"
     sc = scopes.parse(spec)
-    s = bfs.search(bfs.make_world_for(None, sc), [], sc)
+    s = bfs.search(make_world_for(None, sc), [], sc)
     assert s.complete
     reachable = set()
-    make = bfs.make_world_for(None, sc)
+    make = make_world_for(None, sc)
     for sid in range(len(s.moves)):
         w = make()
         for name, args in s.path(sid):
@@ -286,7 +288,7 @@ def test_a_rule_that_exits_or_hangs_is_a_fault(body):
     exec("class Bad(Amendment):\n    name = 'bad-cancel'\n\n    def on_request_cancelled(self, world, q, cause):\n"
          f"        {body}\n", ns)
     with Watchdog(1.0):
-        r = bfs.run_bfs(ns["Bad"], scope=TINY, budget=60, jobs=1)
+        r = run_bfs(ns["Bad"], scope=TINY, budget=60, jobs=1)
     assert r.faults, [v.verdict for v in r.verdicts][:3]
     assert ("SystemExit" in r.faults[0].error) or ("StepTimeout" in r.faults[0].error)
     assert not any(v.verdict == "proved" for v in r.verdicts)
@@ -297,9 +299,9 @@ def test_request_forms_and_actions_are_counted_per_generated_transition():
     search generated: equal to a count made by taking every move of every state it found (its
     path replayed) that is not at the depth bound."""
     sc = scopes.parse(NANO)
-    make = bfs.make_world_for(None, sc)
+    make = make_world_for(None, sc)
     s = bfs.search(make, [], sc, max_depth=3)
-    table, forms, actions, generated = _actions(), {}, {}, 0
+    table, forms, actions, generated = action_table(), {}, {}, 0
     for sid in range(len(s.moves)):
         path = s.path(sid)
         if len(path) >= 3:
@@ -326,9 +328,10 @@ def test_never_generated_forms_and_never_fired_actions_are_reported(tiny_baselin
 
     from rich.console import Console
 
-    from verifier.cli.commands import print_result, result_json
+    from verifier.cli.commands import print_result
+    from verifier.runtime.results import result_json
     props = [load_catalogue()["get-appends-nothing"]]
-    r = bfs.run_bfs(None, scope=NANO, budget=120, props=props)
+    r = run_bfs(None, scope=NANO, budget=120, props=props)
     data = result_json(r)
     never = data["coverage"]["requests_never_generated"]
     assert "mrtr requestState: issued to the caller" in never and "method: tools/call" not in never
@@ -367,7 +370,7 @@ def test_declared_reads_hold_and_skipping_changes_nothing(variant, spec, depth):
     v = resolve(variant) if variant else None
     props = bfs.split_catalogue(list(load_catalogue().values()))[1 if sc.composed else 0]
     assert any(p.reads is not None for p in props)
-    runs = {g: bfs.search(bfs.make_world_for(v, sc), props, sc, max_depth=depth or sc.depth, guards=g)
+    runs = {g: bfs.search(make_world_for(v, sc), props, sc, max_depth=depth or sc.depth, guards=g)
             for g in ("verify", "on", "off")}
     assert runs["verify"].fault is None, runs["verify"].fault.line()
     assert _search_figures(runs["on"]) == _search_figures(runs["off"]) == _search_figures(runs["verify"])
@@ -378,8 +381,8 @@ def test_declared_reads_hold_and_skipping_changes_nothing(variant, spec, depth):
 def test_declared_reads_hold_on_every_builtin_variant(name):
     sc = scopes.parse(TINY)
     props = bfs.split_catalogue(list(load_catalogue().values()))[0]
-    on = bfs.search(bfs.make_world_for(resolve(name), sc), props, sc, guards="on")
-    verify = bfs.search(bfs.make_world_for(resolve(name), sc), props, sc, guards="verify")
+    on = bfs.search(make_world_for(resolve(name), sc), props, sc, guards="on")
+    verify = bfs.search(make_world_for(resolve(name), sc), props, sc, guards="verify")
     assert verify.fault is None, verify.fault.line()
     assert _search_figures(on) == _search_figures(verify)
 
@@ -393,7 +396,7 @@ def test_a_false_declaration_is_caught_and_a_true_one_skips():
         return "a run started" if step.action == "run_start" and not step.emitted else None
     p = Property("planted", ("TEST-1",), "step", "test", "planted", started, reads=("emitted",))
     sc = scopes.parse(NANO)
-    make = bfs.make_world_for(None, sc)
+    make = make_world_for(None, sc)
     verify = bfs.search(make, [p], sc, max_depth=4, guards="verify")
     assert verify.fault is not None and "planted" in verify.fault.line() and "run_start" in verify.fault.line()
     assert "planted" not in bfs.search(make, [p], sc, max_depth=4, guards="on").found
@@ -429,14 +432,14 @@ _HOME_COST = {"RPL-1": pytest.mark.slow, "LIV-2": pytest.mark.slow}
 def test_each_home_reaches_the_premise_it_is_there_for(rid):
     spec, why = scopes.HOMES[rid]
     props = [p for p in load_catalogue().values() if rid in p.ids]
-    r = bfs.run_bfs(None, scope=spec, props=props, budget=300)
+    r = run_bfs(None, scope=spec, props=props, budget=300)
     for v in r.verdicts:
         assert v.verdict in ("proved", "known-gap"), (rid, spec, v.verdict, v.message)
         assert v.premise > 0 or v.kind == "gap", (rid, v.premise)
     # and host-small does not reach a host home's premise: the reason it has a home (composed-small,
     # a search of 90 CPU seconds, is the gate's to record)
     if not scopes.parse(spec).composed:
-        r0 = bfs.run_bfs(None, scope=scopes.DEFAULT_HOST, props=props, budget=300)
+        r0 = run_bfs(None, scope=scopes.DEFAULT_HOST, props=props, budget=300)
         assert all(v.verdict == "vacuous" and not v.premise for v in r0.verdicts), rid
 
 
@@ -447,11 +450,12 @@ def test_a_property_with_no_home_is_vacuous_and_the_check_says_why():
 
     from rich.console import Console
 
-    from verifier.cli.commands import exit_code, print_result
+    from verifier.runtime.results import exit_code
+    from verifier.cli.commands import print_result
     catalogue = load_catalogue().values()
     assert set(scopes.NO_HOME) <= {i for p in catalogue for i in p.ids} and not set(scopes.NO_HOME) & set(scopes.HOMES)
     props = [p for p in catalogue if "TTL-4" in p.ids]
-    r = bfs.run_bfs(None, props=props, budget=120)
+    r = run_bfs(None, props=props, budget=120)
     assert [v.verdict for v in r.verdicts] == ["vacuous"] and exit_code([r]) == 2
     buf = io.StringIO()
     print_result(r, Console(file=buf, width=400))
@@ -462,7 +466,7 @@ def test_searches_share_one_deadline():
     """Several searches over two workers finish within the check's budget: a search that starts
     late gets what is left, capped and undetermined, never a fresh budget of its own."""
     started = time.monotonic()
-    r = bfs.run_bfs(None, jobs=2, budget=3)
+    r = run_bfs(None, jobs=2, budget=3)
     assert time.monotonic() - started < 3 + 60          # the slack covers process start-up and verdicts
     scopes_seen = r.states["scopes"]
     assert len(scopes_seen) == len(bfs.plan(None, list(load_catalogue().values())))
@@ -496,7 +500,7 @@ def test_the_search_renames_request_ids_exactly_where_two_requests_can_be_indepe
                                  ("composed-small,harness_max_runs=2", True, True)):
         scope = scopes.parse(spec)
         asked.clear()
-        bfs.search(bfs.make_world_for(None, scope), [], scope, max_depth=2, want_graph=False, rename=symmetry)
+        bfs.search(make_world_for(None, scope), [], scope, max_depth=2, want_graph=False, rename=symmetry)
         assert asked and set(asked) == {want}, (spec, symmetry)
         assert scope.describe()["symmetry"] == (["request-order"] if want or not symmetry else [])
 
@@ -504,13 +508,13 @@ def test_the_search_renames_request_ids_exactly_where_two_requests_can_be_indepe
         params = {"max_requests": 2}
     asked.clear()
     scope = scopes.parse("host-small")
-    bfs.search(bfs.make_world_for(TwoRequests, scope), [], scope, max_depth=1, want_graph=False)
+    bfs.search(make_world_for(TwoRequests, scope), [], scope, max_depth=1, want_graph=False)
     assert set(asked) == {True}, "a variant's second plain request brings the symmetry back"
 
 
 def test_where_no_two_requests_are_independent_renaming_would_merge_no_state(monkeypatch):
     scope = scopes.parse("host-small")
     monkeypatch.setattr(scopes.Scope, "renames", lambda self, symmetry=True, params=None: symmetry)
-    counts = {r: bfs.search(bfs.make_world_for(None, scope), [], scope, rename=r, want_graph=False).distinct
+    counts = {r: bfs.search(make_world_for(None, scope), [], scope, rename=r, want_graph=False).distinct
               for r in (True, False)}
     assert counts[True] == counts[False] == 16159

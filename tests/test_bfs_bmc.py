@@ -37,6 +37,7 @@ from verifier.engines.z3 import encoding_for
 from verifier.engines.z3.bmc import bmc
 from verifier.engines.z3.properties import PROPS
 from verifier.engines.z3.variants import supported_variants
+from verifier.runtime.worlds import make_world_for
 
 DEPTH = 5
 MATCHED = scopes.parse("host-small,stdio=True,retry_reserve=4,max_interrupts=None,max_pauses=None,rest_subjects=None,"
@@ -52,7 +53,7 @@ def _host_ids(cls) -> list[str]:
 
 def _replays(cls, moves, props) -> bool:
     """Whether `moves` replay in the executable model at the matched scope to a violation of `props`."""
-    make = bfs.make_world_for(cls, MATCHED)
+    make = make_world_for(cls, MATCHED)
     return any(run_trace(make, moves, props, p.name, liveness=False).violation is not None for p in props)
 
 
@@ -66,7 +67,7 @@ def _compare(name: str) -> list[str]:
     out = []
     for rid in ids:
         props = [p for p in catalogue if rid in p.ids and p.kind != "liveness"]
-        s = bfs.search(bfs.make_world_for(cls, MATCHED), props, MATCHED, max_depth=DEPTH, want_graph=False)
+        s = bfs.search(make_world_for(cls, MATCHED), props, MATCHED, max_depth=DEPTH, want_graph=False)
         found = {p.name: s.path(s.found[p.name].parent) + [s.found[p.name].move] for p in props if p.name in s.found}
         bfs_len = min((len(m) for m in found.values()), default=None)
         z = got[rid]

@@ -99,7 +99,7 @@ def test_beyond_names_real_pairs():
 
 def test_gate_searches_the_own_scopes():
     """The gate's plan for each variant is the default scopes, then its own with the ids' properties."""
-    from verifier.cli import gate
+    from verifier.cli import gate, gate_jobs
     manifest = _manifest()
     settings = {**gate.DEFAULTS, **manifest["settings"]}
     catalogue = load_catalogue()
@@ -107,7 +107,7 @@ def test_gate_searches_the_own_scopes():
         own = mine.get("bfs_scopes")
         if not own:
             continue
-        plan = gate.search_plan(builtins()[name], {**settings, **mine})
+        plan = gate_jobs.search_plan(builtins()[name], {**settings, **mine})
         assert [sc.name for sc, _ in plan[-len(own):]] == list(own)
         for (sc, props), ids in zip(plan[-len(own):], own.values()):
             assert {p.name for p in props} == {p.name for p in catalogue.values() if set(p.ids) & set(ids)}

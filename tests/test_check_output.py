@@ -127,7 +127,7 @@ def test_meaningless_bounds_are_refused(capsys, tmp_path, monkeypatch, flag, val
 def test_bfs_engine_absent_is_usage(capsys, tmp_path, monkeypatch):
     import sys
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(sys.modules, "verifier.engines.bfs", None)      # as in a build without it
+    monkeypatch.setitem(sys.modules, "verifier.engines.bfs.run", None)  # as in a build without it
     code, _, err = run(capsys, "check", "--engine", "bfs", "--budget", "1")
     assert code == 3 and "bfs engine is not available" in err
 

@@ -219,7 +219,7 @@ def test_swarm_stores_its_counterexamples_in_redis_and_they_replay(cluster, redi
     from hypothesis.extra.redis import RedisExampleDatabase
 
     from verifier.writers import itf
-    from verifier.engines.cluster import store
+    from verifier.cli import swarm_store as store
     from verifier.writers.reproduce import reproduce
     got = taskmodel("swarm", "--variant", "detach-on-disconnect", "--budget", "5", "--cluster", cluster[0],
                     "--redis", redis_url, "--out", str(tmp_path / "one"), "--json")

@@ -1,6 +1,7 @@
 """The exploration engine on planted properties: it finds, shrinks and replays; it reports vacuity."""
 from properties.base import Property
-from verifier.engines.random.explore import explore, world_factory
+from verifier.engines.random.explore import explore
+from verifier.runtime.worlds import world_factory
 from verifier.runtime.replay import run_trace, shrink
 
 

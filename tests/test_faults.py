@@ -6,7 +6,8 @@ import pytest
 
 from properties.base import Property
 from verifier.cli import main
-from verifier.engines.random.explore import explore, world_factory
+from verifier.engines.random.explore import explore
+from verifier.runtime.worlds import world_factory
 from verifier.runtime.faults import Fault, locate, one_line
 
 HEAD = "import sys\nfrom model.amend import Amendment\n\n\nclass A(Amendment):\n    name = 'a'\n"

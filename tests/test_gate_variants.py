@@ -184,7 +184,7 @@ def test_write_without_drift_rewrites_the_counterexamples(spec):
 
 KILLER = """
 import os, signal, sys
-from verifier import files
+from verifier.runtime import files
 point, calls = sys.argv[2], {"rename": 0, "write": 0}
 real_rename, real_open = os.rename, open
 def rename(a, b):
@@ -224,7 +224,7 @@ def test_a_sigkill_leaves_the_old_folder_or_the_new_one(tmp_path, point):
 
 def test_an_escaping_name_never_writes_outside(tmp_path):
     from model.amend import Amendment
-    from verifier.engines.random.explore import world_factory
+    from verifier.runtime.worlds import world_factory
     from verifier.runtime.replay import run_trace
     from properties.base import load_catalogue
 

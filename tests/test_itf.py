@@ -11,9 +11,9 @@ from itf_py import trace_from_json, trace_to_json
 
 from verifier.writers import counterexamples, itf
 from verifier.writers.diagrams import trace as itf_trace
-from verifier.engines.bfs import search as bfs
-from verifier.engines.random.explore import world_factory
+from verifier.runtime.worlds import world_factory
 from verifier.writers.reproduce import variant_class
+from verifier.engines.bfs.run import run_bfs
 
 
 def _module(name: str):
@@ -138,7 +138,7 @@ def test_load_reads_the_older_format_too():
 def test_a_lasso_records_its_loop(tmp_path):
     """drop-every-request never answers: LIV-1 fails as a lasso stuttering at its last state."""
     cls = variant_class("drop-every-request")
-    v = bfs.run_bfs(cls, scope="host-small", budget=120).by_name()["every-call-answered-or-cancelled"]
+    v = run_bfs(cls, scope="host-small", budget=120).by_name()["every-call-answered-or-cancelled"]
     assert v.verdict == "refuted" and v.loop is not None
     folder = counterexamples.write(tmp_path, cls, v, world_factory(cls), 0)
     data = json.loads((folder / "trace.itf.json").read_text(encoding="utf-8"))

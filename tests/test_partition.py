@@ -9,7 +9,8 @@ import pytest
 
 from model.amend import load_file
 from model.variants import resolve
-from verifier.engines.bfs import search as bfs, partition
+from verifier.engines.bfs import partition
+from verifier.engines.bfs.run import run_bfs
 
 # No MRTR retry and no interrupt: about two thousand states, under a second.
 SMALL = "host-small,retry_reserve=0,max_interrupts=0"
@@ -35,7 +36,7 @@ def _figures(r) -> dict:
 
 
 def _same(variant, scope, pool, **kw):
-    one = bfs.run_bfs(variant, scope=scope, budget=300, **kw)
+    one = run_bfs(variant, scope=scope, budget=300, **kw)
     many = partition.search_partitioned(variant, scope, pool, budget=300, **kw)
     a, b = _figures(one), _figures(many)
     assert a == b, {k: (a[k], b[k]) for k in a if a[k] != b[k]}
@@ -77,8 +78,8 @@ def test_identical_when_capped_or_bounded(pool):
 
 
 def test_run_bfs_with_jobs_partitions_one_scope():
-    one = bfs.run_bfs(None, scope=SMALL, budget=300)
-    two = bfs.run_bfs(None, scope=SMALL, budget=300, jobs=2)
+    one = run_bfs(None, scope=SMALL, budget=300)
+    two = run_bfs(None, scope=SMALL, budget=300, jobs=2)
     assert _figures(one) == _figures(two)
 
 
@@ -102,12 +103,14 @@ def test_fingerprints_do_not_depend_on_the_hash_seed():
     import os
     import subprocess
     import sys
-    code = ("from verifier.engines import bfs, scopes\n"
+    code = ("from verifier.engines.bfs import search as bfs\n"
+            "from verifier.runtime import scopes\n"
+            "from verifier.runtime.worlds import make_world_for\n"
             "sc = scopes.parse('host-small,retry_reserve=0,max_interrupts=0')\n"
-            "s = bfs.search(bfs.make_world_for(None, sc), [], sc, max_depth=6)\n"
+            "s = bfs.search(make_world_for(None, sc), [], sc, max_depth=6)\n"
             "print(s.distinct, s.generated)\n"
             "from model.snapshot import fingerprint\n"
-            "w = bfs.make_world_for(None, sc)()\n"
+            "w = make_world_for(None, sc)()\n"
             "for name, args in s.path(s.distinct - 1):\n"
             "    w.apply(name, args)\n"
             "print(fingerprint(w).hex())\n")

@@ -13,7 +13,7 @@ import pytest
 from verifier.cli import main
 from verifier.writers.counterexamples import shown_path
 from verifier.runtime.exitcodes import EXIT_OK, EXIT_USAGE
-from verifier.writers.reproduce import replay_file
+from verifier.cli.replay_command import replay_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "tests" / "fixtures" / "spec_repo"

@@ -7,7 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from verifier.writers import itf
-from verifier.engines.random.explore import world_factory
+from verifier.runtime.worlds import world_factory
 from verifier.writers.story import sequence, story
 
 ARROW = re.compile(r"^\s*(\w+)(->>|-->>|-x|--x|->|-->)(\w+): (\d+)\. (.*)$")

@@ -12,7 +12,8 @@ import pytest
 from model.host import answer_pending
 from model.variants import resolve
 from verifier.cli import main
-from verifier.validate import host_properties, make_world, validate_log
+from verifier.runtime.worlds import unbounded_world
+from verifier.validate import host_properties, validate_log
 from verifier.writers.traffic import MAPPING, walk
 
 STEPS = 40
@@ -29,7 +30,7 @@ def _lines(seed, run_events=True, variant=None, rename=True, steps=STEPS):
 def _broken(variant, world) -> set[str]:
     """The requirement ids the walk itself breaks, replayed in the variant with the catalogue."""
     props = [p for p in host_properties() if p.asserted]
-    w = make_world(variant)
+    w = unbounded_world(variant)
     out = set()
     for s in world.history:
         step = w.apply(s.action, s.args, check=False)
@@ -162,7 +163,7 @@ def _session(script):
     """A short scripted session (Subject, method) on S1 with run events: a declaring tools/call of
     flow answered with its CreateTaskResult, then requests naming that task ("close": the call's
     connection closes after its response)."""
-    world = make_world(None)
+    world = unbounded_world(None)
     from verifier.writers.traffic import Recorder
     rec = Recorder(True)
     clients = {world.params.client_subject(c).name: c for c in world.params.clients}

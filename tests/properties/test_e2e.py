@@ -14,7 +14,8 @@ from model.world import World, composed_world
 from properties import e2e
 from properties.base import CATALOGUE
 from properties.harness import play
-from verifier.engines.random.machine import Observations, make_machine
+from verifier.runtime.checking import Observations
+from verifier.engines.random.machine import make_machine
 
 E2E = {p.name: p for p in CATALOGUE.values() if p.area == "e2e"}
 ORPHAN, REISSUE, LOST, SURVIVES = ("e2e-orphan-task", "e2e-reissue-duplicates", "e2e-lost-result-repeats",

@@ -18,8 +18,9 @@ from model.harness import HarnessRules
 from model.world import composed_world
 from properties.base import CATALOGUE, load_catalogue
 from properties.harness import STORIES, play
-from verifier.engines.bfs.search import run_bfs
-from verifier.engines.random.machine import Observations, make_machine
+from verifier.engines.bfs.run import run_bfs
+from verifier.runtime.checking import Observations
+from verifier.engines.random.machine import make_machine
 
 HNS = [p for p in CATALOGUE.values() if p.area == "harness"]
 HARNESS_3 = CATALOGUE["harness-resumes-after-restart"]

@@ -10,7 +10,7 @@ import pytest
 
 from model.amend import Amendment, load_file
 from properties.base import load_catalogue
-from verifier.engines.bfs.search import run_bfs
+from verifier.engines.bfs.run import run_bfs
 from verifier.runtime.shadow import unexercised
 
 HERE = Path(__file__).parent

@@ -6,19 +6,11 @@ import sys
 import time
 from pathlib import Path
 
-from verifier.runtime.exitcodes import EXIT_FAULT, EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
+from verifier.runtime.exitcodes import EXIT_OK, UsageError
 from verifier.runtime.files import write_atomic
-
-
-def _variant(spec):
-    from model.amend import AmendmentError
-    from model.variants import resolve
-    if spec in (None, "baseline"):
-        return None
-    try:
-        return resolve(spec)
-    except AmendmentError as e:
-        raise UsageError(f"taskmodel: {e}") from None
+from verifier.runtime.results import (SCHEMA_VERSION, combined, exit_code, expectations, result_json,
+                                      tool_version)
+from verifier.runtime.worlds import resolve_variant
 
 
 def _catalogue():
@@ -104,71 +96,6 @@ def cmd_list(args) -> int:
     return EXIT_OK
 
 
-# ---- check ----------------------------------------------------------------------------------------
-SCHEMA_VERSION = 1
-UNDETERMINED = ("vacuous", "unreached", "undetermined", "tool-error")
-HOLDING = ("holds", "proved", "proved-bounded")
-
-
-def result_json(result, paths: dict | None = None) -> dict:
-    from verifier.runtime.shadow import unexercised
-    return {
-        "variant": result.variant, "engine": result.engine, "seed": result.seed,
-        "bounds": result.bounds, "budget": {"seconds": result.budget_s, "elapsed": round(result.elapsed_s, 2),
-                                            "examples": result.examples, "steps": result.steps,
-                                            "steps_per_second": round(result.steps_per_second, 1)},
-        "stopped": result.stopped or None, "scope": result.scope, "states": result.states,
-        "coverage": {"actions": result.action_counts,
-                     "premises": {v.name: v.premise for v in result.verdicts},
-                     **({"requests": {f"{d}: {f}": n for (d, f), n in sorted(result.form_counts.items())},
-                         "requests_never_generated": never_generated(result.form_counts)}
-                        if result.form_counts is not None else {})},
-        "properties": [{"name": v.name, "ids": list(v.ids), "kind": v.kind, "clause": v.clause,
-                        "verdict": v.verdict, "message": v.message, "length": v.length,
-                        "premise": v.premise, "checks": v.checks,
-                        "steps": [s.note for s in v.trace] if v.trace is not None else None,
-                        "trace": (paths or {}).get((result.engine, v.name))} for v in result.verdicts],
-        "faults": [f.to_json() for f in result.faults],
-        "overrides": result.overrides, "unexercised": unexercised(result.overrides),
-    }
-
-
-def never_generated(form_counts) -> list[str]:
-    """The request forms (`model.clients.REQUEST_FORMS`) an engine counted none of: vacuities."""
-    from model.clients import REQUEST_FORMS
-    return [f"{d}: {f}" for d, forms in REQUEST_FORMS.items() for f in forms if not form_counts.get((d, f))]
-
-
-def expectations(variant, results) -> list[dict]:
-    """The variant's `expect`, judged on every engine's verdicts of the properties naming each id."""
-    out = []
-    for rid, want in dict(getattr(variant, "expect", None) or {}).items():
-        got = sorted({v.verdict for r in results for v in r.verdicts if rid in v.ids})
-        met = {"refuted": "refuted" in got, "unreached": "unreached" in got, "reached": "reached" in got,
-               "holds": bool(got) and set(got) <= set(HOLDING)}.get(want, False)
-        out.append({"id": rid, "want": want, "got": got, "met": met})
-    return out
-
-
-def exit_code(results, expected: list[dict] | None = None) -> int:
-    """1 when something replays as refuted (a fault found too is shown, but a refutation is a real
-    answer); else 4 on a fault; else 2 when anything is undetermined (also an unexercised override);
-    else 0. With `expected` (--expect): 0 exactly when every expectation is met, else 4 on a fault,
-    else 1."""
-    from verifier.runtime.shadow import unexercised
-    faults = any(r.faults for r in results)
-    if expected is not None:
-        if all(e["met"] for e in expected):
-            return EXIT_OK
-        return EXIT_FAULT if faults else EXIT_REFUTED
-    verdicts = [v for r in results for v in r.verdicts]
-    if any(v.verdict == "refuted" for v in verdicts):
-        return EXIT_REFUTED
-    if faults:
-        return EXIT_FAULT
-    if any(v.verdict in UNDETERMINED for v in verdicts) or any(unexercised(r.overrides) for r in results):
-        return EXIT_UNDETERMINED
-    return EXIT_OK
 
 
 STYLE = {"holds": "green", "proved": "green", "proved-bounded": "green", "reached": "green",
@@ -350,7 +277,7 @@ def cmd_check(args) -> int:
 
     from verifier.runtime.watchdog import Watchdog
     _check_limits(args)
-    variant = _variant(args.variant)
+    variant = resolve_variant(args.variant)
     expected_only = getattr(args, "expect", False)
     if expected_only and not getattr(variant, "expect", None):
         raise UsageError("taskmodel: --expect: the variant declares no `expect` to judge")
@@ -370,7 +297,7 @@ def cmd_check(args) -> int:
             got = _run_engine(engine, variant, args, strict=args.engine != "all")
             if got is not None:
                 results.append(got)
-        paths, told = _counterexamples(variant, results, args)
+        paths, told = counterexample_folders(variant, results, args)
     expected = expectations(variant, results)
     code = exit_code([combined(results)] if args.engine is None and len(results) > 1 else results,
                      expected if expected_only else None)
@@ -413,34 +340,6 @@ def _engines(args) -> tuple[str, ...]:
     return ("bfs", "hypothesis") if spec.endswith(".py") or ".py:" in spec else ("hypothesis",)
 
 
-def combined(results):
-    """One verdict per property over several engines, for the exit code of the author's default:
-    refuted when an engine refutes it; proved when the exhaustive search proves it (the random
-    engine's verdict stands beside it); else the last engine's verdict."""
-    from dataclasses import replace
-    by = {}
-    for r in results:
-        for v in r.verdicts:
-            was = by.get(v.name)
-            if was is None or v.verdict == "refuted" or (v.verdict in ("proved", "proved-bounded")
-                                                         and was.verdict != "refuted"):
-                by[v.name] = v
-            elif was.verdict not in ("refuted", "proved", "proved-bounded"):
-                by[v.name] = v
-    return replace(results[-1], verdicts=list(by.values()), faults=[f for r in results for f in r.faults],
-                   overrides=_merged_overrides(results))
-
-
-def _merged_overrides(results):
-    out = {}
-    for r in results:
-        for rule, n in (r.overrides or {}).items():
-            got = out.setdefault(rule, {"calls": 0, "differed": 0})
-            got["calls"] += n.get("calls", 0)
-            got["differed"] += n.get("differed", 0)
-    return out
-
-
 def _run_engine(engine: str, variant, args, strict: bool):
     beat = Heartbeat()
     name = getattr(variant, "name", "baseline")
@@ -449,7 +348,7 @@ def _run_engine(engine: str, variant, args, strict: bool):
     if engine == "bfs":
         from verifier import engines
         try:
-            from verifier.engines.bfs.search import run_bfs
+            from verifier.engines.bfs.run import run_bfs
         except ImportError:
             if strict:
                 raise UsageError("taskmodel: the bfs engine is not available in this build") from None
@@ -491,12 +390,12 @@ def _explore(variant, args, beat):
                            progress=progress, shadow=True)
 
 
-def _counterexamples(variant, results, args):
+def counterexample_folders(variant, results, args):
     """Write a folder per refuted property, known gap and witness (by default under out/), and tell
     each refuted property's steps with what they changed."""
     from verifier.writers import counterexamples
-    from verifier.engines.random.explore import guarded_factory, world_factory
-    from verifier.writers.reproduce import make_world
+    from verifier.runtime.worlds import guarded_factory, world_factory
+    from verifier.runtime.worlds import world_at
     paths, told = {}, {}
     default = guarded_factory(world_factory(variant))
     for r in results:
@@ -506,7 +405,7 @@ def _counterexamples(variant, results, args):
             # Several engines each keep their own folder (both may refute the same property).
             root = Path(args.counterexamples) / (r.engine if len(results) > 1 else "") if args.counterexamples else None
             scope = getattr(v, "scope", None)        # the exhaustive engine's traces replay at their scope
-            make = guarded_factory(make_world(variant, scope)) if scope else default
+            make = guarded_factory(world_at(variant, scope)) if scope else default
             key = (r.engine, v.name)
             try:
                 if v.verdict == "refuted":
@@ -520,17 +419,6 @@ def _counterexamples(variant, results, args):
     return paths, told
 
 
-def tool_version() -> str:
-    from importlib import metadata
-    try:
-        return metadata.version("taskmodel")
-    except metadata.PackageNotFoundError:
-        import re
-        text = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
-        found = re.search(r'^version\s*=\s*"([^"]+)"', text, re.M)
-        return found.group(1) if found else "unknown"
-
-
 def _z3_result(variant, args):
     from verifier import engines
     try:
@@ -542,7 +430,7 @@ def _z3_result(variant, args):
 
 # ---- replay ---------------------------------------------------------------------------------------
 def cmd_replay(args) -> int:
-    from verifier.writers.reproduce import replay_file
+    from verifier.cli.replay_command import replay_file
     return replay_file(Path(args.file), getattr(args, "variant", None))
 
 
@@ -571,7 +459,7 @@ def cmd_gate(args) -> int:
 
 
 def cmd_swarm(args) -> int:
-    from verifier.engines.cluster.swarm import run_swarm
+    from verifier.cli.swarm_command import run_swarm
     return run_swarm(args)
 
 

@@ -30,97 +30,12 @@ from pathlib import Path
 
 from verifier.runtime.exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
 from verifier.runtime.files import write_atomic
+from verifier.cli.gate_jobs import explore_one, variant_of
 
 DEFAULTS = {"seed": 0, "chunks": 6, "examples_per_chunk": 25, "steps": 40, "budget_cap": 120,
             "bfs": False, "bfs_budget_cap": 300,     # a manifest opts in to the exhaustive search ("bfs": true)
             "coverage_factor": 4}     # a premise or action count falling by more than this is flagged
 BUILTIN_MANIFEST = "counterexamples/manifest.json"      # the CLI's default for --manifest
-
-
-def _variant(spec: str):
-    """A variant by what the gate was given: "baseline", a built-in's name, or an amendment file."""
-    from model.amend import AmendmentError, load_file
-
-    from verifier.writers.reproduce import variant_class
-    if not spec.endswith(".py") and ".py:" not in spec:
-        return variant_class(spec)
-    try:
-        return load_file(spec)
-    except AmendmentError as e:
-        raise UsageError(f"taskmodel: {e}") from None
-
-
-def _explore_one(spec: str, settings: dict) -> dict:
-    from verifier.engines.random.explore import explore
-    v = _variant(spec)
-    r = explore(v, budget=settings["budget_cap"], seed=settings["seed"], step_count=settings["steps"],
-                examples_per_chunk=settings["examples_per_chunk"], chunks=settings["chunks"])
-    got = {"variant": getattr(v, "name", "baseline"), "elapsed": round(r.elapsed_s, 2), "steps": r.steps,
-           "verdicts": {x.name: x.verdict for x in r.verdicts},
-           "lengths": {x.name: x.length for x in r.verdicts if x.length is not None},
-           "traces": {x.name: [(s.action, s.args) for s in x.trace] for x in r.verdicts if x.trace is not None},
-           "messages": {x.name: x.message for x in r.verdicts if x.message},
-           "coverage": {"premises": {x.name: x.premise for x in r.verdicts if x.premise},
-                        "actions": {a: n for a, n in sorted(r.action_counts.items()) if n}}}
-    if settings.get("bfs"):
-        t = time.monotonic()
-        got["bfs"] = _search_one(v, settings)
-        got["elapsed"] = round(got["elapsed"] + time.monotonic() - t, 2)
-    return got
-
-
-def _search_one(v, settings: dict, only: str | None = None) -> dict:
-    """The exhaustive search at the default scopes, as the manifest records it (as tlaplus/Examples'
-    manifest does: verdicts, distinct states, depth): the baseline as `check` judges it, and a
-    variant's host properties at host-small, the harness's at composed-small for the client variants,
-    then, at each of the variant's own `bfs_scopes`, the properties of the ids named for it; each
-    recorded under the scope's spec (`only`: at the scope of that name alone)."""
-    from verifier.engines.bfs import search as bfs
-    out = {}
-    for scope, props in search_plan(v, settings):
-        if only is not None and scope.name != only:
-            continue
-        s, verdicts, _ = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
-        out[scope.name] = {"distinct": s.distinct, "generated": s.generated, "depth": s.depth,
-                           "complete": s.complete,
-                           # an own scope's search ends once each of its properties is answered, or at
-                           # the scope's depth bound: a finished search all the same
-                           **({"settled": True} if s.settled else {}), **({"bounded": True} if s.bounded else {}),
-                           "verdicts": {x.name: x.verdict for x in verdicts},
-                           "lengths": {x.name: x.length for x in verdicts if x.length is not None}}
-    return out
-
-
-def search_plan(v, settings: dict) -> list:
-    """[(scope, properties)] the gate searches a variant at: the default scopes, then its own
-    (`settings["bfs_scopes"]`: {scope spec: [requirement ids]}, each id one the variant expects
-    refuted). The baseline: `bfs.plan`'s, every property at its side's scope or its home
-    (`scopes.HOMES`), so that the manifest records where each is proved."""
-    from properties.base import load_catalogue
-
-    from verifier.engines.bfs import search as bfs
-    from verifier.runtime import scopes
-    catalogue = list(load_catalogue().values())
-    if v is None:       # the baseline as `check` judges it: each property at its side's scope or its home
-        return bfs.plan(None, catalogue)
-    host, harness = bfs.split_catalogue(catalogue)
-    plan = [(scopes.parse(None), host)]
-    if getattr(v, "harness_rules", None) is not None:
-        plan.append((scopes.parse(None, composed=True), harness))
-    refuted = {rid for rid, want in dict(getattr(v, "expect", None) or {}).items() if want == "refuted"}
-    for spec, ids in (settings.get("bfs_scopes") or {}).items():
-        try:
-            scope = scopes.parse(spec)
-        except scopes.ScopeError as e:
-            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {e}") from None
-        props = [p for p in catalogue if set(p.ids) & set(ids)]    # judged at this scope, whichever side
-        if not ids or not set(ids) <= refuted or not props:
-            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {spec!r}: {ids} are not ids the variant "
-                             f"expects refuted")
-        if scope.name in {sc.name for sc, _ in plan}:
-            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {spec!r} is already searched")
-        plan.append((scope, props))
-    return plan
 
 
 def compare_bfs(name: str, recorded: dict | None, got: dict | None) -> list[str]:
@@ -166,7 +81,7 @@ def own_variants(paths: list[str]) -> dict[str, str]:
         raise UsageError(f"taskmodel: no amendment file in {', '.join(paths)}")
     table: dict[str, str] = {}
     for f in files:
-        name = _variant(f).name
+        name = variant_of(f).name
         if name in table:
             raise UsageError(f"taskmodel: {Path(f).name}: variant name {name!r} is also {Path(table[name]).name}'s")
         table[name] = f
@@ -277,9 +192,9 @@ def run_gate(args) -> int:
             done = explore_all(cluster, order, specs, mine)
     else:
         with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            done = dict(zip(order, pool.map(_explore_one, [specs[n] for n in order], [mine[n] for n in order])))
+            done = dict(zip(order, pool.map(explore_one, [specs[n] for n in order], [mine[n] for n in order])))
     results = [done[n] for n in names]
-    classes = {n: _variant(specs[n]) for n in names}
+    classes = {n: variant_of(specs[n]) for n in names}
     problems, undetermined, starved = [], [], []
     for got in results:
         name = got["variant"]
@@ -343,7 +258,8 @@ def _record(manifest_path: Path, manifest: dict, results: list[dict], classes: d
     from properties.base import load_catalogue
 
     from verifier.writers import counterexamples
-    from verifier.engines.random.explore import PropertyVerdict, world_factory
+    from verifier.runtime.results import PropertyVerdict
+    from verifier.runtime.worlds import world_factory
     from verifier.runtime.replay import run_trace
     catalogue = list(load_catalogue().values())
     root = manifest_path.parent

@@ -22,7 +22,7 @@ def run(engine: str, variant=None, **options):
         from verifier.engines.random.explore import explore
         return explore(variant, **options)
     if engine == "bfs":
-        from verifier.engines.bfs.search import run_bfs
+        from verifier.engines.bfs.run import run_bfs
         return run_bfs(variant, **options)
     if engine == "z3":
         from verifier.engines.z3.bridge import z3_check

@@ -6,13 +6,15 @@ later steps change; `translate` maps the original ids to the ones the replay min
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from model.identity import project
 from model.world import ModelError
 from properties.base import find
 
-from verifier.engines.random.machine import Observations, Violation, check_liveness, check_step
+from verifier.runtime.checking import Observations, OutOfBudget, Violation, check_liveness, check_step
+from verifier.runtime.faults import Fault, ModelFault
 
 
 @dataclass
@@ -95,3 +97,41 @@ def shrink(make_world, moves, created, props, target: str, rounds: int = 6):
         if not improved:
             break
     return best, best_created
+
+
+def fault_of_moves(make_world, moves, catalogue) -> Fault | None:
+    """The fault replaying `moves` meets, if any (a violation or a divergence first is none)."""
+    try:
+        out = run_trace(make_world, moves, catalogue, None)
+    except ModelFault as e:
+        return e.fault
+    return getattr(out.world, "last_fault", None) if out.violation is None else None
+
+
+def shrink_fault(make_world, fault: Fault, catalogue, deadline: float | None) -> Fault:
+    """The shortest prefix-preserving sub-trace found by replay that meets the same fault (the same
+    place and kind of exception), by greedy removal of chunks of steps, until `deadline`."""
+    best, best_fault = list(fault.history), fault
+    chunk = max(1, len(best) // 2)
+    while chunk >= 1 and len(best) > 1:
+        i = 0
+        while i < len(best) - 1:             # the faulting move itself stays
+            if deadline is not None and time.monotonic() > deadline:
+                return best_fault
+            cand = best[:i] + best[i + chunk:]
+            got = fault_of_moves(make_world, cand, catalogue) if cand else None
+            if got is not None and got.signature() == fault.signature() and len(got.history) < len(best):
+                best, best_fault = list(got.history), got
+            else:
+                i += chunk
+        chunk //= 2
+    return best_fault
+
+
+def until(make_world, deadline: float):
+    """`make_world`, refusing to start a replay once `deadline` has passed (bounds shrinking)."""
+    def make():
+        if time.monotonic() > deadline:
+            raise OutOfBudget
+        return make_world()
+    return make

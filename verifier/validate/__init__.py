@@ -12,11 +12,8 @@ import time
 
 from verifier.validate.log import LogError, read_log, read_mapping
 from verifier.validate.result import Divergence, ValidationResult
+from verifier.runtime.worlds import unbounded_world
 
-# The validator's instance: the model's Subjects, clients and servers (model/params.py), with the
-# exploration bounds lifted: a real session makes as many requests, runs and ticks as it likes.
-UNBOUNDED = dict(max_requests=10 ** 9, max_runs=10 ** 9, max_effects=10 ** 9, max_time=10 ** 9, max_interrupts=None,
-                 max_pauses=None, retry_reserve=0)
 NOT_A_BEHAVIOUR = "not a behaviour of the model"
 HARNESS_AREAS = ("harness", "e2e")      # the areas judging a client harness (as verifier.engines.bfs splits them)
 
@@ -28,19 +25,11 @@ def resolve_variant(spec):
     if spec is None or spec == "baseline" or isinstance(spec, type):
         return None if spec in (None, "baseline") else spec
     from model.amend import AmendmentError
-    from model.variants import resolve
+    from verifier.runtime.amendments import resolve_checked
     try:
-        return resolve(spec)
+        return resolve_checked(spec)
     except AmendmentError as e:
         raise LogError(str(e).splitlines()[0]) from None
-
-
-def make_world(variant):
-    from model.params import Params
-    from model.world import World
-    base = Params().with_(**UNBOUNDED)
-    params = variant.make_params(base) if variant is not None else base
-    return World(params, variant() if variant is not None else None)
 
 
 def host_properties():
@@ -98,7 +87,7 @@ def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=T
     `stop_on_violation`, matching ends at the event after which every candidate breaks a property."""
     from verifier.validate.events import LogMatcher
     from verifier.validate.search import Stop
-    m = LogMatcher(make_world(cls), props, mapping, run_events, deadline, keep, events)
+    m = LogMatcher(unbounded_world(cls), props, mapping, run_events, deadline, keep, events)
     matched, stop = 0, None
     todo = events if upto is None else events[:upto]
     try:

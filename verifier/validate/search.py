@@ -33,11 +33,10 @@ from model.lifecycle import TERMINAL
 from model.snapshot import clone, fingerprint, state_tuple
 
 from verifier.validate.ids import Bindings
+from model.actions import SILENT
+
 from verifier.validate.observe import describe
 
-# Host steps that only act on the outside world or make runs no message names: with no run
-# events in the log nothing shows them, so a search for a message never needs them.
-SILENT = frozenset({"run_effect", "run_compensate", "run_spawn"})
 INTERNAL_ACTORS = ("host", "clock")
 # The run-log event the host's own run steps append first (model/host.py); a search for an observed
 # run event of another kind need not take them.

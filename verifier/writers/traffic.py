@@ -181,11 +181,10 @@ def walk(seed: int, steps: int, variant=None, run_events: bool = True):
     (a real client knows no other)."""
     import random
 
-    from model.actions import load_all
+    from model.actions import SILENT, load_all
 
-    from verifier.validate import make_world
-    from verifier.validate.search import SILENT
-    world, rec, rnd, table = make_world(variant), Recorder(run_events), random.Random(seed), load_all()
+    from verifier.runtime.worlds import unbounded_world
+    world, rec, rnd, table = unbounded_world(variant), Recorder(run_events), random.Random(seed), load_all()
     names = [n for n, a in table.items() if a.actor in WALK_ACTORS and (run_events or n not in SILENT)]
     for _ in range(steps):
         moves = [(n, a) for n in names for a in table[n].moves(world) if _recordable(world, rec, n, a, run_events)]

@@ -42,12 +42,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from model.snapshot import decode, encode, fingerprint, forget_texts
-from model.world import _actions
+from model.world import action_table
 from properties.base import load_catalogue
 
 from verifier.runtime import faults, watchdog
 from verifier.engines.bfs import search as bfs, fair
 from verifier.runtime import scopes
+from verifier.runtime.worlds import make_world_for
 
 
 class LocalPool:
@@ -131,7 +132,7 @@ def _context(spec, scope, names, shadow):
         props = [catalogue[n] for n in names]
         _CONTEXT.clear()
         forget_texts()
-        got = _CONTEXT[key] = (bfs.make_world_for(variant, scope)(), props, recorder)
+        got = _CONTEXT[key] = (make_world_for(variant, scope)(), props, recorder)
     return got
 
 
@@ -219,7 +220,7 @@ def expand_shard(task: dict) -> list:
     safety = [p for p in props if p.kind != "liveness"]
     monitors = [p.monitor for p in live if p.monitor is not None]
     checker = _ShardChecker(safety, set(task["open"]), task["cutoffs"])
-    table = _actions()
+    table = action_table()
     names = list(table)
     rename, want_graph = task["rename"], task["graph"] and bool(live)
     stop_at = time.monotonic() + task["seconds"]
@@ -464,13 +465,14 @@ def judge(variant, scope, props, pool, rename, seconds, max_states, max_depth, p
     if shadow and variant is not None:
         from verifier.runtime.shadow import instrument
         replay_variant, recorder = instrument(variant)
-    make = bfs.make_world_for(replay_variant, scope)
+    make = make_world_for(replay_variant, scope)
     bound = min(d for d in (max_depth, scope.depth) if d is not None) if (max_depth or scope.depth) else None
     s, counted = search(variant, make, props, scope, pool, rename=rename, deadline=time.monotonic() + seconds,
                         max_states=max_states, progress=progress, max_depth=bound, shadow=shadow)
     if s.fault is not None:
-        from verifier.engines.random.explore import _fault_at, guarded_factory
-        s.fault = _fault_at(guarded_factory(make), s.fault.history, props) or s.fault
+        from verifier.runtime.worlds import guarded_factory
+        from verifier.runtime.replay import fault_of_moves
+        s.fault = fault_of_moves(guarded_factory(make), s.fault.history, props) or s.fault
     verdicts = bfs.verdicts_of(s, make, props)
     overrides = None
     if recorder is not None:

@@ -20,14 +20,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from model.snapshot import clone, fingerprint, forget_texts
-from model.world import World, _actions
+from model.world import action_table
 from properties.base import FACETS, load_catalogue, step_facets
 
 from verifier.runtime import faults, watchdog
-from verifier.engines.random.explore import CheckResult, PropertyVerdict
+from verifier.runtime.results import CheckResult, PropertyVerdict
 from verifier.runtime.replay import run_trace
 from verifier.engines.bfs import fair
 from verifier.runtime import scopes
+from verifier.runtime.worlds import make_world_for
 
 # Modules whose properties judge the client harness: checked on the composed scope.
 HARNESS_AREAS = ("harness", "e2e")
@@ -80,22 +81,6 @@ class Search:
         return out[::-1]
 
 
-def make_world_for(variant, scope: scopes.Scope):
-    """The initial world of a variant at a scope: the scope's sizes, then the variant's params."""
-    from model.amend import Amendment
-    params = scope.params()
-    if variant is not None and isinstance(variant, type) and issubclass(variant, Amendment):
-        params = variant.make_params(params)
-    harness_rules = getattr(variant, "harness_rules", None) if variant is not None else None
-
-    def make():
-        rules = variant() if variant is not None else None
-        if scope.composed:
-            return World.composed(params, rules, harness_rules)
-        return World(params, rules)
-    return make
-
-
 def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline: float | None = None,
            max_states: int | None = None, progress=None, want_graph: bool = True, max_depth: int | None = None,
            every: float = 2.0, guards: str = "on") -> Search:
@@ -103,7 +88,7 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
     `max_depth`, only behaviours of at most that many steps (`Search.bounded`). `guards`: see
     `Checker` ("off" and "verify" give the same search, slower)."""
     started = time.monotonic()
-    table = _actions()
+    table = action_table()
     names = list(table)
     s = Search(scope, started=started)
     props = list(props)
@@ -378,15 +363,6 @@ def plan(scope_spec, catalogue):
     return [(scopes.parse(spec), props) for spec, props in groups.items() if props]
 
 
-def _search_job(variant, scope, names, rename, until, max_states, max_depth, shadow):
-    """One search in a worker process (properties are named, not pickled), until the monotonic
-    time `until` (the whole check's deadline: a search that starts late has what is left)."""
-    catalogue = load_catalogue()
-    props = [catalogue[n] for n in names]
-    return _judged(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states, max_depth, None,
-                   shadow)
-
-
 def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow=False):
     """(the search, its verdicts, the overrides' counts) of one scope. With `shadow`, each rule
     the variant overrides is counted and compared with the baseline's (`verifier.runtime.shadow`)."""
@@ -399,41 +375,10 @@ def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progr
     s = search(make, props, scope, rename=rename, deadline=time.monotonic() + seconds, max_states=max_states,
                progress=progress, max_depth=bound)
     if s.fault is not None:      # told again by a replay: the steps before it in protocol words
-        from verifier.engines.random.explore import _fault_at, guarded_factory
-        s.fault = _fault_at(guarded_factory(make), s.fault.history, props) or s.fault
+        from verifier.runtime.worlds import guarded_factory
+        from verifier.runtime.replay import fault_of_moves
+        s.fault = fault_of_moves(guarded_factory(make), s.fault.history, props) or s.fault
     return s, verdicts_of(s, make, props), (recorder.summary() if recorder is not None else None)
-
-
-def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progress=None, props=None,
-            max_states=None, max_depth=None, shadow=False):
-    """Exhaustive search of a variant (an Amendment subclass or None) at a scope; a CheckResult
-    with `states` (generated, distinct, depth, complete, per scope) and `faults`."""
-    started = time.monotonic()
-    catalogue = list(props) if props is not None else list(load_catalogue().values())
-    jobs_plan = plan(scope, catalogue)
-    results = []
-    if jobs > 1 and len(jobs_plan) == 1 and _by_name(jobs_plan[0][1]):
-        from verifier.engines.bfs.partition import LocalPool, judge
-        sc, ps = jobs_plan[0]
-        with LocalPool(jobs) as pool:
-            results.append(judge(variant, sc, ps, pool, symmetry, budget, max_states, max_depth, progress, shadow))
-    elif jobs > 1 and len(jobs_plan) > 1 and _picklable(variant):
-        from concurrent.futures import ProcessPoolExecutor
-        until = started + budget
-        with ProcessPoolExecutor(max_workers=min(jobs, len(jobs_plan))) as pool:
-            # The composed scope's search, the longest, first, and host-small, which judges most
-            # properties, next: the homes' searches follow on whichever worker is free.
-            first = (scopes.DEFAULT_COMPOSED, scopes.DEFAULT_HOST)
-            order = sorted(range(len(jobs_plan)), key=lambda i: first.index(jobs_plan[i][0].name)
-                           if jobs_plan[i][0].name in first else len(first))
-            futs = {i: pool.submit(_search_job, variant, jobs_plan[i][0], [p.name for p in jobs_plan[i][1]],
-                                   symmetry, until, max_states, max_depth, shadow) for i in order}
-            results = [futs[i].result() for i in range(len(jobs_plan))]
-    else:
-        for i, (sc, ps) in enumerate(jobs_plan):
-            left = share(jobs_plan, i, started + budget - time.monotonic())
-            results.append(_judged(variant, sc, ps, symmetry, left, max_states, max_depth, progress, shadow))
-    return result_of(variant, results, catalogue, budget, started)
 
 
 def share(jobs_plan, i: int, left: float) -> float:
@@ -477,7 +422,7 @@ def never_fired(searches) -> list:
     generated transition of any search took: a vacuity of the environment at these scopes."""
     composed = any(s.scope.composed for s in searches)
     fired = {a for s in searches for a, n in s.actions.items() if n}
-    return [a for a, act in _actions().items() if a not in fired and (composed or act.actor != "harness")]
+    return [a for a, act in action_table().items() if a not in fired and (composed or act.actor != "harness")]
 
 
 def _distinct_faults(found) -> list:

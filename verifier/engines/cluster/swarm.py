@@ -13,7 +13,7 @@ A swarm is a list of independent searches spread over the workers (`RayPool` or 
 Each search reports the first violation of each property it met. The driver de-duplicates them by
 property and trace shape (the sequence of actions), shrinks each distinct one once by replay (as
 tasks too), de-duplicates again, replays every one in the model before it is reported, and saves
-it in the shared example database (`verifier.engines.cluster.store`). What the database already held for
+it in the shared example database (`verifier.cli.swarm_store`). What the database already held for
 the variant is replayed first, so a counterexample found on one machine is checked on the next.
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ import random
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from verifier.runtime.worlds import make_world_for
 
 SEARCH_SHARE = 0.75       # of the budget, for the searches; the rest shrinks, replays and stores
 ROUNDS = 4                # searches per worker at most: many short searches, not a few long ones
@@ -109,9 +110,11 @@ def _random(job: Job) -> Report:
 
     from properties.base import load_catalogue
 
-    from verifier.engines.random.explore import guarded_factory, seed_only, world_factory
+    from verifier.runtime.worlds import guarded_factory, world_factory
+    from verifier.engines.random.explore import seed_only
     from verifier.runtime.faults import fault_of
-    from verifier.engines.random.machine import STEPS_PER_DRAW, Observations, OutOfBudget, make_machine
+    from verifier.engines.random.machine import STEPS_PER_DRAW, make_machine
+    from verifier.runtime.checking import Observations, OutOfBudget
     catalogue = list(load_catalogue().values())
     make = guarded_factory(world_factory(_variant(job.spec)))
     asserted = {p.name for p in catalogue if p.asserted}
@@ -149,7 +152,7 @@ def _bounded(job: Job) -> Report:
     """A depth-bounded search in a random order of actions and moves: depth first (a stack) or
     breadth first (a queue), every state and step property checked on every transition."""
     from model.snapshot import clone, fingerprint
-    from model.world import _actions
+    from model.world import action_table
     from properties.base import load_catalogue
 
     from verifier.runtime import faults
@@ -159,11 +162,11 @@ def _bounded(job: Job) -> Report:
     scope = scopes.parse(job.scope)
     host, harness = bfs.split_catalogue(list(load_catalogue().values()))
     open_props = [p for p in (harness if scope.composed else host) if p.kind != "liveness"]
-    table = _actions()
+    table = action_table()
     names = list(table)
     report = Report(job.describe())
     deadline = time.monotonic() + job.seconds
-    w0 = bfs.make_world_for(_variant(job.spec), scope)()
+    w0 = make_world_for(_variant(job.spec), scope)()
     rename = scope.renames(True, w0.params)
     seen = {fingerprint(w0, rename)}
     frontier = deque([(w0, ())])
@@ -211,19 +214,19 @@ def shrink_one(item):
     None when it does not replay (in a worker)."""
     from properties.base import load_catalogue
 
-    from verifier.engines.random.explore import _until
-    from verifier.engines.random.machine import OutOfBudget
+    from verifier.runtime.replay import until
+    from verifier.runtime.checking import OutOfBudget
     from verifier.runtime.replay import run_trace, shrink
-    from verifier.writers.reproduce import make_world
+    from verifier.runtime.worlds import world_at
     spec, found, seconds = item
     catalogue = list(load_catalogue().values())
-    make = make_world(_variant(spec), found.scope)
+    make = world_at(_variant(spec), found.scope)
     out = run_trace(make, found.moves, catalogue, found.prop)
     if out.violation is None:
         return None
     hist, best = out.violation.history, out.violation
     try:
-        small, _ = shrink(_until(make, time.monotonic() + seconds), [(s.action, s.args) for s in hist],
+        small, _ = shrink(until(make, time.monotonic() + seconds), [(s.action, s.args) for s in hist],
                           [s.created for s in hist], catalogue, found.prop)
         again = run_trace(make, small, catalogue, found.prop)
         if again.violation is not None and len(again.violation.history) <= len(hist):
@@ -241,125 +244,31 @@ def distinct(found: list) -> list:
     return list(best.values())
 
 
-# ---- the command ---------------------------------------------------------------------------------
-def run_swarm(args) -> int:
-    """`taskmodel swarm`: plan, search on the pool, shrink, replay, store; exit codes as for check."""
-    import json
-    import math
-    from pathlib import Path
-
-    from rich.console import Console
-
-    from properties.base import load_catalogue
-
-    from verifier.cli import commands
-    from verifier.runtime.exitcodes import UsageError
-    from verifier.runtime.files import write_atomic
-    from verifier.engines.cluster import open_pool, store
-    if not math.isfinite(args.budget) or not 0 < args.budget <= 86_400:
-        raise UsageError(f"taskmodel: --budget must be a number of seconds above 0 and at most 86400, "
-                         f"not {args.budget:g}")
-    if not 1 <= args.jobs <= 256:
-        raise UsageError(f"taskmodel: --jobs must be a whole number from 1 to 256, not {args.jobs}")
-    variant = commands._variant(args.variant)
-    name = getattr(variant, "name", "baseline")
-    spec = _spec(args.variant)
-    catalogue = list(load_catalogue().values())
-    with open_pool(args.cluster, None if args.cluster else args.jobs) as pool:
-        db, where = store.open_database(args.redis, Path(args.out) / "swarm-db")
-        started = time.monotonic()        # the budget is the searches', not the cluster's start
-        workers = getattr(pool, "workers", args.jobs)
-        stored = _stored(db, variant, name, catalogue)
-        composed = variant is None or getattr(variant, "harness_rules", None) is not None
-        jobs = plan(spec, composed, args.seed, workers, args.budget)
-        reports = pool.map(run_job, jobs)
-        kinds = {p.name: p.kind for p in catalogue}
-        found = [f for r in reports for f in r.found]
-        groups = distinct([f for f in found if kinds[f.prop] != "witness"])
-        left = max(1.0, args.budget - (time.monotonic() - started)) * 0.8
-        shrunk = [f for f in pool.map(shrink_one, [(spec, f, left) for f in groups]) if f is not None]
-    final = distinct(shrunk + stored)
-    result, saved = _result(variant, name, spec, final, found, reports, catalogue, db, args, started)
-    result.bounds = {"searches": len(jobs), "random": sum(j.kind == "random" for j in jobs),
-                     "bounded": sum(j.kind != "random" for j in jobs), "workers": workers,
-                     "found": len(found), "distinct": len(groups), "stored": saved,
-                     "replayed_from_database": len(stored), "database": where}
-    paths, told = commands._counterexamples(variant, [result], args)
-    code = commands.exit_code([result])
-    payload = {"schema_version": commands.SCHEMA_VERSION, "tool": {"name": "taskmodel",
-               "version": commands.tool_version()}, "command": "swarm", "variant": name,
-               "results": [commands.result_json(result, paths)],
-               "expectations": commands.expectations(variant, [result]),
-               "exit_code": code}
-    text = json.dumps(payload, indent=1) + "\n"
-    out = Path(args.out) / f"swarm-{name}.json"
-    write_atomic(out, text)
-    if args.json:
-        print(text, end="")
-        return code
-    con = Console(width=None if Console().is_terminal else 200)
-    commands.print_result(result, con, told, paths)
-    con.print(f"swarm: {len(jobs)} searches ({result.bounds['random']} random, {result.bounds['bounded']} bounded) "
-              f"on {workers} workers; {len(found)} violations found, {len(groups)} distinct by property and shape, "
-              f"shrunk once; {len(stored)} replayed from and {saved} stored in {where}")
-    con.print(f"result written to {out}")
-    return code
-
-
-def _spec(given: str | None) -> str:
-    """The variant as a worker finds it: a built-in by name, an amendment file by absolute path."""
-    from verifier.cli.gate_cluster import _spec as absolute
-    return "baseline" if given in (None, "baseline") else absolute(given)
-
-
-def _stored(db, variant, name: str, catalogue) -> list:
-    """The database's counterexamples of this variant that still reproduce in this model."""
-    from verifier.writers import itf
-    from verifier.writers.reproduce import reproduce
-    from verifier.engines.cluster import store
-    out = []
-    for p in catalogue:
-        for value in db.fetch(store.key(name, p.name)):
-            try:
-                meta, steps = itf.load(value.decode("utf-8"))
-            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-                continue            # not a trace of this tool: another user of the shared database
-            scope = meta.get("scope") if isinstance(meta.get("scope"), str) else None
-            got = reproduce(variant, p.name, steps, scope)
-            if got.violation is not None and len(got.violation.history) == len(steps):
-                out.append(Found(p.name, [(s.action, dict(s.args)) for s in got.violation.history], scope,
-                                 got.violation.message, "the database"))
-    return out
-
-
-def _result(variant, name, spec, final, found, reports, catalogue, db, args, started):
+def result_of(variant, name, final, found, reports, catalogue, seed, budget, started):
     """The CheckResult of the swarm (engine "swarm"), every counterexample replayed in the model
-    before it is reported and saved; returns it and how many traces were saved."""
-    from verifier.writers import itf
-    from verifier.engines.random.explore import CheckResult, PropertyVerdict
+    before it is reported, and the replayed traces to store: (property, history, scope, meta)."""
+    from verifier.runtime.results import CheckResult, PropertyVerdict
     from verifier.runtime.faults import Fault
     from verifier.runtime.replay import run_trace
-    from verifier.writers.reproduce import make_world
-    from verifier.engines.cluster import store
+    from verifier.runtime.worlds import world_at
     premise, steps, faults = {}, 0, []
     for r in reports:
         steps += r.steps
         for k, n in r.premise.items():
             premise[k] = premise.get(k, 0) + n
         faults += [f for f in r.faults if all(g.signature() != f.signature() for g in faults)]
-    shortest, saved = {}, 0
+    shortest, traces = {}, []
     for f in sorted(final, key=lambda f: (len(f.moves), f.scope or "")):
-        make = make_world(variant, f.scope)
+        make = world_at(variant, f.scope)
         out = run_trace(make, f.moves, catalogue, f.prop)
         if out.violation is None:
             continue
         p = next(x for x in catalogue if x.name == f.prop)
         meta = {"variant": name, "property": p.name, "ids": list(p.ids), "kind": p.kind,
                 "verdict": "refuted" if p.asserted else "known-gap", "message": out.violation.message,
-                "length": len(out.violation.history), "seed": args.seed, "found_by": f.by,
+                "length": len(out.violation.history), "seed": seed, "found_by": f.by,
                 **({"scope": f.scope} if f.scope else {})}
-        db.save(store.key(name, p.name), itf.dumps(itf.build(make, out.violation.history, meta)).encode("utf-8"))
-        saved += 1
+        traces.append((p.name, make, out.violation.history, meta))
         shortest.setdefault(p.name, (out.violation, f.scope))
     reached = {f.prop for f in found}
     verdicts = []
@@ -376,7 +285,7 @@ def _result(variant, name, spec, final, found, reports, catalogue, db, args, sta
                              v.message if v is not None else None, v.history if v is not None else None, n)
         pv.scope = scope              # a bounded search's trace replays at its scope
         verdicts.append(pv)
-    result = CheckResult(variant=name, engine="swarm", seed=args.seed, budget_s=args.budget,
+    result = CheckResult(variant=name, engine="swarm", seed=seed, budget_s=budget,
                          elapsed_s=time.monotonic() - started, bounds={}, examples=len(reports), steps=steps,
                          action_counts={}, verdicts=verdicts, faults=[f for f in faults if isinstance(f, Fault)])
-    return result, saved
+    return result, traces

@@ -8,67 +8,19 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, Verbosity, seed as hyp_seed, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from model.host import answer_pending
-from model.world import World
 from properties.base import load_catalogue
 
-from verifier.runtime.faults import Fault, ModelFault, fault_of
-from verifier.engines.random.machine import (STEPS_PER_DRAW, Observations, OutOfBudget, Violation,
-    check_liveness, check_step, guard_world, make_machine)
-from verifier.runtime.replay import run_trace, shrink
-
-
-@dataclass
-class PropertyVerdict:
-    name: str
-    ids: tuple
-    kind: str
-    clause: str
-    sentence: str
-    verdict: str
-    message: str | None = None
-    trace: list | None = None          # the Step records of the shortest trace found
-    premise: int = 0
-    checks: int = 0
-
-    @property
-    def length(self) -> int | None:
-        return None if self.trace is None else len(self.trace)
-
-
-@dataclass
-class CheckResult:
-    variant: str
-    engine: str
-    seed: int
-    budget_s: float
-    elapsed_s: float
-    bounds: dict
-    examples: int
-    steps: int
-    action_counts: dict
-    verdicts: list[PropertyVerdict] = field(default_factory=list)
-    faults: list[Fault] = field(default_factory=list)     # errors at run time: exit 4 unless refuted
-    overrides: dict | None = None      # rule -> {"calls": n, "differed": m}, for a variant's own rules
-    stopped: str = ""                  # why the search ended before its budget, when it did
-    states: dict | None = None         # an exhaustive engine's state counts
-    scope: dict | None = None          # an exhaustive engine's scope
-    form_counts: dict | None = None    # (dimension, form) -> requests sent, where the engine counts them
-
-    @property
-    def steps_per_second(self) -> float:
-        return self.steps / self.elapsed_s if self.elapsed_s else 0.0
-
-    def by_name(self) -> dict[str, PropertyVerdict]:
-        return {v.name: v for v in self.verdicts}
-
-
-UNDETERMINED = ("vacuous", "unreached", "undetermined")
+from verifier.engines.random.machine import STEPS_PER_DRAW, make_machine
+from verifier.runtime.checking import Observations, OutOfBudget, Violation, check_liveness, check_step
+from verifier.runtime.faults import ModelFault, fault_of
+from verifier.runtime.replay import run_trace, shrink, shrink_fault, until
+from verifier.runtime.results import CheckResult, PropertyVerdict
+from verifier.runtime.worlds import guarded_factory, world_factory
 
 
 @contextmanager
@@ -93,33 +45,6 @@ def seed_only():
     finally:
         providers._get_local_constants = found
         providers.CONSTANTS_CACHE.cache.clear()
-
-
-def world_factory(variant=None, base_params=None):
-    """The world a variant (an Amendment subclass, or None for the baseline) explores."""
-    from model.amend import Amendment
-    params = (variant.make_params(base_params) if variant is not None and issubclass(variant, Amendment)
-              else base_params)
-    harness_rules = getattr(variant, "harness_rules", None) if variant is not None else None
-
-    def make():
-        rules = variant() if variant is not None else None
-        return World.composed(params, rules, harness_rules) if hasattr(World, "composed") else World(params, rules)
-    return make
-
-
-def guarded_factory(make_world):
-    """Worlds whose steps turn any error into a ModelFault (`machine.guard_world`); an error while
-    building the world is a fault too."""
-    def make():
-        try:
-            world = make_world()
-        except (KeyboardInterrupt, ModelFault):
-            raise
-        except BaseException as e:
-            raise ModelFault(fault_of(e, [], "building the initial world")) from e
-        return guard_world(world)
-    return make
 
 
 def scenario_stories(catalogue) -> dict[str, list]:
@@ -237,7 +162,7 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     for name, (msg, hist) in obs.observed.items():
         traces.setdefault(name, (msg, hist))
     truncated = chunks is not None and chunk < chunks and not stopped
-    replay_world = make_world if chunks is not None else _until(make_world, started + budget)
+    replay_world = make_world if chunks is not None else until(make_world, started + budget)
     for name, (msg, hist) in sorted(traces.items(), key=lambda kv: (len(kv[1][1]), kv[0])):
         moves = [(s.action, s.args) for s in hist]
         created = [s.created for s in hist]
@@ -280,15 +205,6 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
         overrides=recorder.summary() if recorder is not None else None, stopped=stopped)
 
 
-def _until(make_world, deadline: float):
-    """`make_world`, refusing to start a replay once `deadline` has passed (bounds shrinking)."""
-    def make():
-        if time.monotonic() > deadline:
-            raise OutOfBudget
-        return make_world()
-    return make
-
-
 def _params(variant, base_params):
     from model.amend import Amendment
     from model.params import Params
@@ -300,30 +216,3 @@ def _params(variant, base_params):
     return base_params or Params()
 
 
-def _fault_at(make_world, moves, catalogue) -> Fault | None:
-    """The fault replaying `moves` meets, if any (a violation or a divergence first is none)."""
-    try:
-        out = run_trace(make_world, moves, catalogue, None)
-    except ModelFault as e:
-        return e.fault
-    return getattr(out.world, "last_fault", None) if out.violation is None else None
-
-
-def shrink_fault(make_world, fault: Fault, catalogue, deadline: float | None) -> Fault:
-    """The shortest prefix-preserving sub-trace found by replay that meets the same fault (the same
-    place and kind of exception), by greedy removal of chunks of steps, until `deadline`."""
-    best, best_fault = list(fault.history), fault
-    chunk = max(1, len(best) // 2)
-    while chunk >= 1 and len(best) > 1:
-        i = 0
-        while i < len(best) - 1:             # the faulting move itself stays
-            if deadline is not None and time.monotonic() > deadline:
-                return best_fault
-            cand = best[:i] + best[i + chunk:]
-            got = _fault_at(make_world, cand, catalogue) if cand else None
-            if got is not None and got.signature() == fault.signature() and len(got.history) < len(best):
-                best, best_fault = list(got.history), got
-            else:
-                i += chunk
-        chunk //= 2
-    return best_fault

@@ -5,7 +5,7 @@ import time
 
 from properties.requirements import REQUIREMENTS
 
-from verifier.engines.random.explore import CheckResult, PropertyVerdict
+from verifier.runtime.results import CheckResult, PropertyVerdict
 
 
 def formula_kind(rid: str) -> str:
@@ -29,7 +29,7 @@ def z3_check(variant, depth: int, timeout: float) -> CheckResult:
     from verifier.engines.z3.concrete import NOT_ENCODED_FORMS, NOT_ENCODED_MOVES
     from model.stories import play
     from verifier.runtime.replay import run_trace
-    from verifier.engines.random.explore import world_factory
+    from verifier.runtime.worlds import world_factory
     from properties.base import load_catalogue
     started = time.monotonic()
     verdicts = engine.check(rules=variant, depth=depth, timeout=timeout)

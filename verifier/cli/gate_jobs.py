@@ -1,0 +1,96 @@
+"""One variant's work for the gate, as the manifest records it: its seeded exploration and its
+exhaustive searches. The gate runs them in local processes (`gate`) or on a cluster
+(`gate_cluster`); both import them from here."""
+from __future__ import annotations
+
+import time
+
+from verifier.runtime.exitcodes import UsageError
+
+
+def variant_of(spec: str):
+    """A variant by what the gate was given: "baseline", a built-in's name, or an amendment file."""
+    from model.amend import AmendmentError
+
+    from verifier.runtime.amendments import load_checked
+
+    from verifier.writers.reproduce import variant_class
+    if not spec.endswith(".py") and ".py:" not in spec:
+        return variant_class(spec)
+    try:
+        return load_checked(spec)
+    except AmendmentError as e:
+        raise UsageError(f"taskmodel: {e}") from None
+
+
+def explore_one(spec: str, settings: dict) -> dict:
+    from verifier.engines.random.explore import explore
+    v = variant_of(spec)
+    r = explore(v, budget=settings["budget_cap"], seed=settings["seed"], step_count=settings["steps"],
+                examples_per_chunk=settings["examples_per_chunk"], chunks=settings["chunks"])
+    got = {"variant": getattr(v, "name", "baseline"), "elapsed": round(r.elapsed_s, 2), "steps": r.steps,
+           "verdicts": {x.name: x.verdict for x in r.verdicts},
+           "lengths": {x.name: x.length for x in r.verdicts if x.length is not None},
+           "traces": {x.name: [(s.action, s.args) for s in x.trace] for x in r.verdicts if x.trace is not None},
+           "messages": {x.name: x.message for x in r.verdicts if x.message},
+           "coverage": {"premises": {x.name: x.premise for x in r.verdicts if x.premise},
+                        "actions": {a: n for a, n in sorted(r.action_counts.items()) if n}}}
+    if settings.get("bfs"):
+        t = time.monotonic()
+        got["bfs"] = search_one(v, settings)
+        got["elapsed"] = round(got["elapsed"] + time.monotonic() - t, 2)
+    return got
+
+
+def search_one(v, settings: dict, only: str | None = None) -> dict:
+    """The exhaustive search at the default scopes, as the manifest records it (as tlaplus/Examples'
+    manifest does: verdicts, distinct states, depth): the baseline as `check` judges it, and a
+    variant's host properties at host-small, the harness's at composed-small for the client variants,
+    then, at each of the variant's own `bfs_scopes`, the properties of the ids named for it; each
+    recorded under the scope's spec (`only`: at the scope of that name alone)."""
+    from verifier.engines.bfs import search as bfs
+    out = {}
+    for scope, props in search_plan(v, settings):
+        if only is not None and scope.name != only:
+            continue
+        s, verdicts, _ = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
+        out[scope.name] = {"distinct": s.distinct, "generated": s.generated, "depth": s.depth,
+                           "complete": s.complete,
+                           # an own scope's search ends once each of its properties is answered, or at
+                           # the scope's depth bound: a finished search all the same
+                           **({"settled": True} if s.settled else {}), **({"bounded": True} if s.bounded else {}),
+                           "verdicts": {x.name: x.verdict for x in verdicts},
+                           "lengths": {x.name: x.length for x in verdicts if x.length is not None}}
+    return out
+
+
+def search_plan(v, settings: dict) -> list:
+    """[(scope, properties)] the gate searches a variant at: the default scopes, then its own
+    (`settings["bfs_scopes"]`: {scope spec: [requirement ids]}, each id one the variant expects
+    refuted). The baseline: `bfs.plan`'s, every property at its side's scope or its home
+    (`scopes.HOMES`), so that the manifest records where each is proved."""
+    from properties.base import load_catalogue
+
+    from verifier.engines.bfs import search as bfs
+    from verifier.runtime import scopes
+    catalogue = list(load_catalogue().values())
+    if v is None:       # the baseline as `check` judges it: each property at its side's scope or its home
+        return bfs.plan(None, catalogue)
+    host, harness = bfs.split_catalogue(catalogue)
+    plan = [(scopes.parse(None), host)]
+    if getattr(v, "harness_rules", None) is not None:
+        plan.append((scopes.parse(None, composed=True), harness))
+    refuted = {rid for rid, want in dict(getattr(v, "expect", None) or {}).items() if want == "refuted"}
+    for spec, ids in (settings.get("bfs_scopes") or {}).items():
+        try:
+            scope = scopes.parse(spec)
+        except scopes.ScopeError as e:
+            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {e}") from None
+        props = [p for p in catalogue if set(p.ids) & set(ids)]    # judged at this scope, whichever side
+        if not ids or not set(ids) <= refuted or not props:
+            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {spec!r}: {ids} are not ids the variant "
+                             f"expects refuted")
+        if scope.name in {sc.name for sc, _ in plan}:
+            raise UsageError(f"taskmodel: manifest setting bfs_scopes: {spec!r} is already searched")
+        plan.append((scope, props))
+    return plan

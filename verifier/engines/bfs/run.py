@@ -1,0 +1,51 @@
+"""`run_bfs`: a check's searches, one scope each, in this process, in worker processes, or split
+across workers by shards of one scope's frontier (`partition`); one CheckResult for them all."""
+from __future__ import annotations
+
+import time
+
+from properties.base import load_catalogue
+
+from verifier.engines.bfs.partition import LocalPool, judge
+from verifier.engines.bfs.search import _by_name, _judged, _picklable, plan, result_of, share
+from verifier.runtime import scopes
+
+
+def _search_job(variant, scope, names, rename, until, max_states, max_depth, shadow):
+    """One search in a worker process (properties are named, not pickled), until the monotonic
+    time `until` (the whole check's deadline: a search that starts late has what is left)."""
+    catalogue = load_catalogue()
+    props = [catalogue[n] for n in names]
+    return _judged(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states, max_depth, None,
+                   shadow)
+
+
+def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progress=None, props=None,
+            max_states=None, max_depth=None, shadow=False):
+    """Exhaustive search of a variant (an Amendment subclass or None) at a scope; a CheckResult
+    with `states` (generated, distinct, depth, complete, per scope) and `faults`."""
+    started = time.monotonic()
+    catalogue = list(props) if props is not None else list(load_catalogue().values())
+    jobs_plan = plan(scope, catalogue)
+    results = []
+    if jobs > 1 and len(jobs_plan) == 1 and _by_name(jobs_plan[0][1]):
+        sc, ps = jobs_plan[0]
+        with LocalPool(jobs) as pool:
+            results.append(judge(variant, sc, ps, pool, symmetry, budget, max_states, max_depth, progress, shadow))
+    elif jobs > 1 and len(jobs_plan) > 1 and _picklable(variant):
+        from concurrent.futures import ProcessPoolExecutor
+        until = started + budget
+        with ProcessPoolExecutor(max_workers=min(jobs, len(jobs_plan))) as pool:
+            # The composed scope's search, the longest, first, and host-small, which judges most
+            # properties, next: the homes' searches follow on whichever worker is free.
+            first = (scopes.DEFAULT_COMPOSED, scopes.DEFAULT_HOST)
+            order = sorted(range(len(jobs_plan)), key=lambda i: first.index(jobs_plan[i][0].name)
+                           if jobs_plan[i][0].name in first else len(first))
+            futs = {i: pool.submit(_search_job, variant, jobs_plan[i][0], [p.name for p in jobs_plan[i][1]],
+                                   symmetry, until, max_states, max_depth, shadow) for i in order}
+            results = [futs[i].result() for i in range(len(jobs_plan))]
+    else:
+        for i, (sc, ps) in enumerate(jobs_plan):
+            left = share(jobs_plan, i, started + budget - time.monotonic())
+            results.append(_judged(variant, sc, ps, symmetry, left, max_states, max_depth, progress, shadow))
+    return result_of(variant, results, catalogue, budget, started)
