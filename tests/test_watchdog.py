@@ -62,3 +62,27 @@ def test_a_hanging_rule_is_a_fault_naming_the_step(capsys, tmp_path, monkeypatch
     assert fault["where"] in ("hang.py:8", "hang.py:9") and fault["error"].startswith("StepTimeout")
     assert fault["action"] and fault["steps"][-1]["action"] == fault["action"]
     assert time.monotonic() - started < 20
+
+
+def test_waiting_for_a_core_is_not_a_step_running_long():
+    """The limit counts CPU time: a step that uses little CPU but much wall time (as a process
+    waiting for a core on a busy machine does) is not interrupted."""
+    with Watchdog(0.2) as dog:
+        started = time.monotonic()
+        with dog.bounded():
+            time.sleep(0.6)              # three times the limit of wall time, next to no CPU
+        assert time.monotonic() - started >= 0.6
+
+
+def test_a_step_blocked_without_using_the_cpu_is_stopped_by_the_backstop():
+    with Watchdog(0.2, blocked=0.5) as dog:
+        started = time.monotonic()
+        with pytest.raises(StepTimeout, match="blocked"):
+            with dog.bounded():
+                time.sleep(30)
+        assert time.monotonic() - started < 5
+
+
+def test_the_default_backstop_is_far_above_the_limit():
+    dog = Watchdog(5.0)
+    assert dog.backstop(5.0) == 60.0 and dog.backstop(0.5) == 60.0 and dog.backstop(10.0) == 120.0

@@ -1,4 +1,11 @@
-"""`taskmodel`: list the catalogue, check the model and its variants, replay traces, run the gate."""
+"""`taskmodel`: list the catalogue, check the model and its variants, replay traces, run the gate.
+
+The command line, the top room: it parses, calls engines and writers, prints and chooses the exit
+code, and is the only layer that does. `commands` holds the subcommands; `gate` the regression
+gate, `gate_jobs` one variant's work for it and `gate_cluster` that work on a pool;
+`replay_command`, `swarm_command` (with `swarm_store`, its shared database) and
+`validate_command` the commands of the same names.
+"""
 from __future__ import annotations
 
 import argparse
@@ -12,8 +19,8 @@ EXIT_CODES = """exit codes:
      that replays is a real answer, and the fault is shown beside it)
   2  undetermined with nothing refuted: vacuous, unreached, undetermined, an unexercised override
   3  bad usage or input (one line naming it); also `taskmodel` with no command
-  4  a fault at run time: an amendment's rule or the model raised, called sys.exit, or outlasted
-     --step-timeout (reported with its file and line and the steps that led to it)
+  4  a fault at run time: an amendment's rule or the model raised, called sys.exit, or used more
+     CPU time than --step-timeout in one step (reported with its file and line and the steps that led to it)
 with `check --expect`: 0 exactly when every expectation of the variant is met, else 1 (4 on a fault)"""
 
 
@@ -53,7 +60,8 @@ def build_parser() -> Parser:
     ck.add_argument("--seed", type=int, default=0, help="the exploration's seed (default 0)")
     ck.add_argument("--steps", type=int, default=40, help="steps per explored example (default 40; at most 1000)")
     ck.add_argument("--step-timeout", type=float, default=5.0, metavar="S",
-                    help="the longest one step or check may run before it is a fault (default 5 s)")
+                    help="the most CPU time one step or check may use before it is a fault (default 5 s; waiting for a "
+                         "core on a busy machine uses none)")
     ck.add_argument("--scope", default=None, metavar="NAME[,field=value...]",
                     help="bfs: the scope to search (see `taskmodel list`; any Params field may be overridden); "
                          "default: host-small for the host's properties, composed-small for the harness's")
@@ -137,7 +145,7 @@ def build_parser() -> Parser:
 
 
 def _version() -> str:
-    from verifier.cli.commands import tool_version
+    from verifier.runtime.results import tool_version
     return tool_version()
 
 
