@@ -111,10 +111,29 @@ WEIGHTS = {"call_tool": 4, "answer": 4, "respond": 4, "deliver": 4, "mrtr_retry"
            "operator_resume": 3}
 
 
+# The order of the action table: by the module that defines each action, then by its place in that
+# module. The table's order is what the engines' choices index into (the random explorer's enabled
+# list and its swarm bits, a search's successors), so it is fixed here and kept as actions register,
+# never the order the modules happened to be imported in (a process that imported `model.network` or
+# `model.rest` first registered their actions first, and the same seed explored other examples).
+MODULE_ORDER = ("model.host", "model.clients", "model.network", "model.harness", "model.rest")
+
+
+def _table_key(a: Action):
+    module = getattr(a.apply, "__module__", None) or ""
+    code = getattr(a.apply, "__code__", None)
+    rank = MODULE_ORDER.index(module) if module in MODULE_ORDER else len(MODULE_ORDER)
+    return rank, module, code.co_firstlineno if code is not None else 0, a.name
+
+
 def action(actor: str, moves: Callable, say: Callable, weight: int | None = None):
     def register(fn):
         w = weight if weight is not None else WEIGHTS.get(fn.__name__, 1)
         ACTIONS[fn.__name__] = Action(fn.__name__, actor, moves, fn, say, (fn.__doc__ or "").strip(), w)
+        ordered = sorted(ACTIONS.values(), key=_table_key)
+        if [a.name for a in ordered] != list(ACTIONS):      # registered out of the fixed order: re-seat it
+            ACTIONS.clear()
+            ACTIONS.update((a.name, a) for a in ordered)
         return fn
     return register
 
@@ -124,5 +143,6 @@ SILENT = frozenset({"run_effect", "run_compensate", "run_spawn"})
 
 
 def load_all() -> dict[str, Action]:
+    """The action table, in its fixed order (`MODULE_ORDER`), whatever order its modules were imported in."""
     from . import clients, harness, host, network, rest  # noqa: F401  (registration by import)
     return ACTIONS
