@@ -23,6 +23,7 @@ Outcomes, against the same checks of the unmutated model:
   vacuity of the environment: check's coverage tables show it, and tests/quality/test_environment.py
   fails on it), or a premise or action count falls by more than the gate's `coverage_factor` (what
   `taskmodel gate` reports as drift of a model change);
+- undetermined: a stage cut short by its wall-clock cap (`--bfs-budget`), never counted either way;
 - survived: every verdict as for the unmutated model. docs/mutation.md classifies the survivors.
 What only tells a step in words (`_say*` functions, an action's `say`, f-strings, `.said`), the
 coverage classifier and docstrings are not mutated.
@@ -169,6 +170,7 @@ def check(args) -> dict:
     from verifier.engines.bfs import search as bfs
     from verifier.engines.bfs.run import run_bfs
     from verifier.engines.random.explore import explore
+    from verifier.runtime.budgets import TIME_CAP
     catalogue = list(load_catalogue().values())
     host, harness = bfs.split_catalogue(catalogue)
     asserted = {p.name for p in catalogue if p.asserted}
@@ -180,12 +182,13 @@ def check(args) -> dict:
 
     stages = (("host-small", lambda: run_bfs(None, scope="host-small", props=host, budget=args.bfs_budget,
                                                   progress=stop_at_kill)),
-              ("hypothesis", lambda: explore(None, budget=600, seed=args.seed, chunks=args.chunks)),
-              ("composed-small", lambda: run_bfs(None, scope="composed-small", props=harness, budget=600,
+              ("hypothesis", lambda: explore(None, budget=args.bfs_budget, seed=args.seed, chunks=args.chunks)),
+              ("composed-small", lambda: run_bfs(None, scope="composed-small", props=harness, budget=args.bfs_budget,
                                                       max_states=args.composed_states, progress=stop_at_kill)))
     for name, run in stages:
         r = run()
         out[name] = {"verdicts": {v.name: v.verdict for v in r.verdicts}, "faults": [f.line() for f in r.faults],
+                     "time_cap": TIME_CAP in (r.stopped or ""),
                      "generated": sorted(a for a, n in r.action_counts.items() if n)
                      + sorted(f"{d}: {f}" for (d, f), n in (r.form_counts or {}).items() if n),
                      "coverage": {"premises": {v.name: v.premise for v in r.verdicts if v.premise},
@@ -208,6 +211,9 @@ def classify(base: dict, got: dict) -> tuple[str, str]:
     for stage, r in got.items():
         if r["faults"]:
             return "crashed", f"{stage}: {r['faults'][0]}"
+    for stage, r in got.items():      # work the cap cut short judged nothing: never "vacuous"
+        if r.get("time_cap") or base[stage].get("time_cap"):
+            return "undetermined", f"{stage}: time cap"
     for stage, r in got.items():
         before = base[stage]["verdicts"]
         lost = [n for n, v in r["verdicts"].items() if (v, before.get(n)) in
@@ -230,7 +236,7 @@ def classify(base: dict, got: dict) -> tuple[str, str]:
 def run_child(opts, file: str, index: int, line: int = 0, what: str = "") -> dict:
     cmd = [sys.executable, __file__, "--child", file, str(index), str(line), what, "--seed", str(opts.seed), "--chunks",
            str(opts.chunks), "--bfs-budget", str(opts.bfs_budget), "--composed-states", str(opts.composed_states)]
-    limit = opts.bfs_budget + 300
+    limit = 3 * opts.bfs_budget + 300       # the stages' caps, and start-up
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, cwd=ROOT,
                               env={"PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"})
@@ -249,7 +255,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--chunks", type=int, default=6, help="Hypothesis chunks of examples per mutant")
-    ap.add_argument("--bfs-budget", type=float, default=30.0)
+    ap.add_argument("--bfs-budget", type=float, default=600.0,
+                    help="an outer wall-clock cap per stage: the stages are bounded by work (complete searches, "
+                         "seeded chunks, a state cap); a stage the cap cuts is undetermined, never vacuous")
     ap.add_argument("--composed-states", type=int, default=20_000,
                     help="distinct states of the capped composed-small search (a state cap, not a time cap, so "
                          "the same mutant always gets the same verdicts)")
@@ -314,13 +322,15 @@ def _nearest(todo, file, line, what, source=None):
 
 
 def report(results, seconds: float) -> None:
-    kinds = ("killed", "crashed", "vacuous", "survived")
+    kinds = ("killed", "crashed", "vacuous", "undetermined", "survived")
     print(f"{'file':22s} " + " ".join(f"{k:>8s}" for k in kinds) + "    total")
     for f in sorted({r["file"] for r in results}) + ["all"]:
         mine = [r for r in results if f in ("all", r["file"])]
         print(f"{f:22s} " + " ".join(f"{sum(r['outcome'] == k for r in mine):8d}" for k in kinds) + f" {len(mine):8d}")
-    caught = sum(r["outcome"] != "survived" for r in results)
-    print(f"{caught} of {len(results)} mutants detected ({100 * caught / max(1, len(results)):.0f}%) in {seconds:.0f} s")
+    caught = sum(r["outcome"] not in ("survived", "undetermined") for r in results)
+    judged = sum(r["outcome"] != "undetermined" for r in results)
+    print(f"{caught} of {judged} mutants detected ({100 * caught / max(1, judged):.0f}%) in {seconds:.0f} s"
+          + (f"; {len(results) - judged} undetermined (a stage cut by its time cap)" if judged < len(results) else ""))
     for r in results:
         if r["outcome"] == "survived":
             print(f"survived: {r['file']}:{r['line']}: {r['mutation']}")

@@ -18,11 +18,11 @@ step() {
 }
 rm -f out/check-baseline.json out/bfs/check-baseline.json out/z3/check-baseline.json
 echo "== $tm check"
-"$tm" check --budget "${BUDGET:-60}" --counterexamples out/counterexamples
+"$tm" check --examples "${EXAMPLES:-6000}" --counterexamples out/counterexamples
 echo "== $tm check --engine bfs --jobs ${JOBS:-2}"
-"$tm" check --engine bfs --jobs "${JOBS:-2}" --budget "${BFS_BUDGET:-300}" --out out/bfs --counterexamples out/bfs/counterexamples
+"$tm" check --engine bfs --jobs "${JOBS:-2}" --out out/bfs --counterexamples out/bfs/counterexamples
 echo "== $tm check --engine z3"
-"$tm" check --engine z3 --depth "${DEPTH:-8}" --timeout "${Z3_TIMEOUT:-400}" --out out/z3
+"$tm" check --engine z3 --depth "${DEPTH:-8}" --out out/z3
 step .venv/bin/python -m verifier.cli.combine out/check-baseline.json out/bfs/check-baseline.json out/z3/check-baseline.json
 step "$tm" gate --write --jobs "${JOBS:-2}"
 step "$tm" diagrams

@@ -474,11 +474,22 @@ def test_searches_share_one_deadline():
     assert not any(v.verdict == "proved" for v in r.verdicts if v.scope == scopes.DEFAULT_COMPOSED)
 
 
-def test_one_after_another_each_search_gets_its_properties_share():
-    plan = [("a", [1] * 40), ("b", [1]), ("c", [1] * 9)]
-    assert bfs.share(plan, 0, 50.0) == 40.0
-    assert bfs.share(plan, 1, 10.0) == 1.0          # what an earlier search left, shared on
-    assert bfs.share(plan, 2, 9.0) == 9.0 and bfs.share(plan, 2, -1.0) == 0.0
+def test_one_after_another_each_search_may_use_all_the_cap_left(monkeypatch):
+    """The cap is one deadline over a check's searches, never split into shares: a search bounded
+    by a share would stop under load where it completes on an idle machine."""
+    from verifier.engines.bfs import run
+    given = []
+
+    def judged(variant, scope, props, rename, seconds, *rest, **kw):
+        given.append(seconds)
+        time.sleep(0.2)
+        return real(variant, scope, props[:1], rename, seconds, 10, *rest[1:], **kw)
+    real = run._judged
+    monkeypatch.setattr(run, "_judged", judged)
+    r = run.run_bfs(None, budget=100)
+    assert len(given) == len(bfs.plan(None, list(load_catalogue().values()))) > 2
+    assert given[0] > 99 and all(a - b >= 0.2 and b > 90 for a, b in zip(given, given[1:]))
+    assert r.work == {"max_states": None, "max_depth": None, "symmetry": True}
 
 
 def test_the_search_renames_request_ids_exactly_where_two_requests_can_be_independent(monkeypatch):

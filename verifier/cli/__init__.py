@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from verifier.runtime.budgets import (DEFAULT_CAP, DEFAULT_EXAMPLES, DEFAULT_RLIMIT, DEFAULT_Z3_CAP,
+                                      EXAMPLES_PER_CHUNK)
 from verifier.runtime.exitcodes import EXIT_FAULT, EXIT_OK, EXIT_UNDETERMINED, EXIT_USAGE, UsageError
 
 EXIT_CODES = """exit codes:
@@ -53,10 +55,16 @@ def build_parser() -> Parser:
     ck.add_argument("--engine", choices=("hypothesis", "bfs", "z3", "all"), default=None,
                     help="hypothesis: random exploration (the default for the baseline and built-ins); bfs: "
                          "exhaustive search at a scope; z3: bounded model checking and k-induction; all: each "
-                         "in turn. An amendment file gets bfs at the small scopes (half the budget), then "
-                         "hypothesis for the rest")
-    ck.add_argument("--budget", type=float, default=60.0,
-                    help="wall-clock seconds for the whole check, shrinking included (default 60; at most a day)")
+                         "in turn. An amendment file gets bfs at every default scope and home, to completion, then "
+                         "hypothesis")
+    ck.add_argument("--examples", type=int, default=None, metavar="N",
+                    help=f"the random engine's work budget: examples explored (default {DEFAULT_EXAMPLES}; "
+                         f"explored in chunks of {EXAMPLES_PER_CHUNK}); with the seed, the same answer on any machine")
+    ck.add_argument("--max-states", type=int, default=None, metavar="N",
+                    help="bfs: the work budget, distinct states per scope (default: none, every search completes)")
+    ck.add_argument("--budget", type=float, default=DEFAULT_CAP,
+                    help=f"an outer wall-clock cap for the whole check (default {DEFAULT_CAP:g} s; at most a day): "
+                         "work it cuts short is undetermined (time cap), never another verdict")
     ck.add_argument("--seed", type=int, default=0, help="the exploration's seed (default 0)")
     ck.add_argument("--steps", type=int, default=40, help="steps per explored example (default 40; at most 1000)")
     ck.add_argument("--step-timeout", type=float, default=5.0, metavar="S",
@@ -73,8 +81,12 @@ def build_parser() -> Parser:
     ck.add_argument("--depth", type=int, default=None,
                     help="bfs: search only behaviours of at most this many steps (proved-bounded); "
                          "Z3: the BMC bound (default 8); 1 to 1000")
-    ck.add_argument("--timeout", type=float, default=300.0,
-                    help="Z3 wall-clock seconds for the whole check; what it leaves open is undetermined (default 300)")
+    ck.add_argument("--rlimit", type=int, default=None, metavar="N",
+                    help=f"Z3: the work budget, solver resource units per query (default {DEFAULT_RLIMIT:,}); "
+                         "a query that runs out is undetermined")
+    ck.add_argument("--timeout", type=float, default=DEFAULT_Z3_CAP,
+                    help=f"Z3: an outer wall-clock cap for its check (default {DEFAULT_Z3_CAP:g} s); what it cuts "
+                         "short is undetermined (time cap)")
     ck.add_argument("--expect", action="store_true",
                     help="exit 0 exactly when every expectation of the variant (its `expect`) is met, else 1")
     ck.add_argument("--json", action="store_true", help="print the result as one JSON object "

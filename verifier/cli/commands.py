@@ -6,6 +6,7 @@ import sys
 import time
 from pathlib import Path
 
+from verifier.runtime.budgets import DEFAULT_EXAMPLES, DEFAULT_RLIMIT, EXAMPLES_PER_CHUNK, chunks_for
 from verifier.runtime.exitcodes import EXIT_OK, UsageError
 from verifier.runtime.files import write_atomic
 from verifier.runtime.results import (SCHEMA_VERSION, combined, exit_code, expectations, result_json,
@@ -183,10 +184,12 @@ def print_result(result, con, told: dict | None = None, paths: dict | None = Non
                       f"{st['depth']}, {st['states_per_second']} states/s, {st['seconds']} s; {shape}")
     else:
         con.print(f"bounds: {', '.join(f'{k}={v}' for k, v in b.items())}")
+    if result.work:
+        con.print(f"work budget: {work_words(result.engine, result.work)}")
     if result.engine == "z3":
-        con.print(f"budget: {result.budget_s:g} s of Z3 wall clock, used {result.elapsed_s:.1f} s")
+        con.print(f"time cap: {result.budget_s:g} s of Z3 wall clock, used {result.elapsed_s:.1f} s")
     else:
-        con.print(f"budget: {result.budget_s:g} s, used {result.elapsed_s:.1f} s; seed {result.seed}; "
+        con.print(f"time cap: {result.budget_s:g} s, used {result.elapsed_s:.1f} s; seed {result.seed}; "
                   f"{result.examples} examples, {result.steps} steps ({result.steps_per_second:.0f} steps/s)")
     if result.stopped:
         con.print(f"stopped early: {result.stopped}")
@@ -219,6 +222,18 @@ def print_result(result, con, told: dict | None = None, paths: dict | None = Non
                   f"baseline): {', '.join(idle)}[/]")
 
 
+def work_words(engine: str, work: dict) -> str:
+    """What bounded an engine, in words: the part of its answer that is not about the machine."""
+    if engine == "hypothesis":
+        return (f"{work['examples']} examples ({work['chunks']} seeded chunks of {work['examples_per_chunk']}, "
+                f"{work['steps_per_example']} steps each), seed {work['seed']}")
+    if engine == "bfs":
+        states = "every search to completion" if work.get("max_states") is None else \
+            f"at most {work['max_states']} distinct states per scope"
+        return states + (f", behaviours of at most {work['max_depth']} steps" if work.get("max_depth") else "")
+    return ", ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in work.items())
+
+
 def _print_steps(con, steps) -> None:
     for i, (note, changes) in enumerate(steps, start=1):
         con.print(f"   {i}. {note}", markup=False, highlight=False)
@@ -247,8 +262,10 @@ def _check_limits(args) -> None:
                                    ("--step-timeout", args.step_timeout, 0.0, 3600.0)):
         if not math.isfinite(value) or not low < value <= high:
             raise UsageError(f"taskmodel: {flag} must be a number of seconds above 0 and at most {high:g}, not {value:g}")
-    for flag, value, high in (("--steps", args.steps, 1_000), ("--depth", args.depth, 1_000), ("--jobs", args.jobs, 256)):
-        if value is None and flag == "--depth":
+    for flag, value, high in (("--steps", args.steps, 1_000), ("--depth", args.depth, 1_000), ("--jobs", args.jobs, 256),
+                              ("--examples", args.examples, 10_000_000), ("--max-states", args.max_states, 10 ** 9),
+                              ("--rlimit", args.rlimit, 10 ** 12)):
+        if value is None and flag in ("--depth", "--examples", "--max-states", "--rlimit"):
             continue
         if not 1 <= value <= high:
             raise UsageError(f"taskmodel: {flag} must be a whole number from 1 to {high}, not {value}")
@@ -289,11 +306,9 @@ def cmd_check(args) -> int:
     started = time.monotonic()
     with Watchdog(args.step_timeout):
         for engine in engines:
-            # The author's default searches exhaustively first, within a share of the budget, and
-            # explores at random for the rest.
-            args.bfs_budget = args.budget * BFS_SHARE if len(engines) > 1 else args.budget
-            args.random_budget = max(1.0, args.budget - (time.monotonic() - started)) if len(engines) > 1 \
-                else args.budget
+            # Each engine does its whole work budget (the author's default: every exhaustive search
+            # to completion first, then the random examples); the cap bounds them all together.
+            args.cap_left = max(1.0, args.budget - (time.monotonic() - started))
             got = _run_engine(engine, variant, args, strict=args.engine != "all")
             if got is not None:
                 results.append(got)
@@ -325,7 +340,6 @@ def cmd_check(args) -> int:
     return code
 
 
-BFS_SHARE = 0.5       # of the author's default budget, for the exhaustive search
 Z3_DEPTH = 8          # the Z3 bound when --depth is not given
 
 
@@ -362,11 +376,13 @@ def _run_engine(engine: str, variant, args, strict: bool):
         try:
             if getattr(args, "cluster", None):
                 from verifier.engines.cluster.check import bfs_on_cluster
-                got = bfs_on_cluster(variant, args, progress)
+                got = bfs_on_cluster(variant, args.cluster, args.scope, not args.no_symmetry, args.cap_left,
+                                     args.max_states, args.depth, progress)
                 if got is not None:
                     return got
             return engines.run("bfs", variant, scope=args.scope, symmetry=not args.no_symmetry, jobs=args.jobs,
-                               budget=args.bfs_budget, progress=progress, max_depth=args.depth, shadow=True)
+                               budget=args.cap_left, max_states=args.max_states, progress=progress,
+                               max_depth=args.depth, shadow=True)
         except ScopeError as e:
             raise UsageError(f"taskmodel: --scope: {e}") from None
     return _z3_result(variant, args)
@@ -385,8 +401,10 @@ def _explore(variant, args, beat):
         def progress(frac, obs, refuted):
             info = f"{obs.steps} steps, {len(refuted)} refuted"
             bar.update(task, completed=frac, info=info)
-            beat.beat(f"exploring {name}: {frac:.0%} of the budget, {info}")
-        return engines.run("hypothesis", variant, budget=args.random_budget, seed=args.seed, step_count=args.steps,
+            beat.beat(f"exploring {name}: {frac:.0%} of its work budget, {info}")
+        examples = args.examples or DEFAULT_EXAMPLES
+        return engines.run("hypothesis", variant, budget=args.cap_left, seed=args.seed, step_count=args.steps,
+                           chunks=chunks_for(examples), examples_per_chunk=EXAMPLES_PER_CHUNK,
                            progress=progress, shadow=True)
 
 
@@ -425,7 +443,8 @@ def _z3_result(variant, args):
         from verifier.engines.z3 import bridge as z3bridge
     except ImportError:
         raise UsageError("taskmodel: the z3 engine is not available in this build") from None
-    return engines.run("z3", variant, depth=args.depth or Z3_DEPTH, timeout=args.timeout)
+    return engines.run("z3", variant, depth=args.depth or Z3_DEPTH, timeout=args.timeout,
+                       rlimit=args.rlimit or DEFAULT_RLIMIT)
 
 
 # ---- replay ---------------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ from model.snapshot import decode, encode, fingerprint, forget_texts
 from model.world import action_table
 from properties.base import load_catalogue
 
+from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime import faults, watchdog
 from verifier.engines.bfs import search as bfs, fair
 from verifier.runtime import scopes
@@ -398,7 +399,7 @@ def _merge(s, frontier, results, seen, graph, open_names, overrides, max_states,
     nxt = []
     for (sid, fp, _), item in zip(frontier, results):
         if item is None:
-            s.capped = "time"
+            s.capped = TIME_CAP
             raise bfs._Stop
         if graph is not None and item.info is not None:
             graph.add_state(sid, item.info)

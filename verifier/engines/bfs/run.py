@@ -7,7 +7,7 @@ import time
 from properties.base import load_catalogue
 
 from verifier.engines.bfs.partition import LocalPool, judge
-from verifier.engines.bfs.search import _by_name, _judged, _picklable, plan, result_of, share
+from verifier.engines.bfs.search import _by_name, _judged, _picklable, plan, result_of
 from verifier.runtime import scopes
 
 
@@ -45,7 +45,9 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
                                    symmetry, until, max_states, max_depth, shadow) for i in order}
             results = [futs[i].result() for i in range(len(jobs_plan))]
     else:
-        for i, (sc, ps) in enumerate(jobs_plan):
-            left = share(jobs_plan, i, started + budget - time.monotonic())
+        for sc, ps in jobs_plan:
+            # Each search does all its work; the cap is one deadline over them all, not shares of it.
+            left = max(0.0, started + budget - time.monotonic())
             results.append(_judged(variant, sc, ps, symmetry, left, max_states, max_depth, progress, shadow))
-    return result_of(variant, results, catalogue, budget, started)
+    return result_of(variant, results, catalogue, budget, started,
+                     work={"max_states": max_states, "max_depth": max_depth, "symmetry": symmetry})

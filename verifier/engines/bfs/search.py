@@ -24,6 +24,7 @@ from model.world import action_table
 from properties.base import FACETS, load_catalogue, step_facets
 
 from verifier.runtime import faults, watchdog
+from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.results import CheckResult, PropertyVerdict
 from verifier.runtime.replay import run_trace
 from verifier.engines.bfs import fair
@@ -139,7 +140,7 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
                         s.distinct, s.elapsed = len(s.moves), now - started
                         progress(s, len(nxt) + len(frontier))
                     if deadline is not None and now > deadline:
-                        s.capped = "time"
+                        s.capped = TIME_CAP
                         raise _Stop
                     if max_states is not None and len(s.moves) > max_states:
                         s.capped = f"{max_states} states"
@@ -381,15 +382,7 @@ def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progr
     return s, verdicts_of(s, make, props), (recorder.summary() if recorder is not None else None)
 
 
-def share(jobs_plan, i: int, left: float) -> float:
-    """The seconds search i of a plan run one after another may take of the `left` ones: its
-    properties' share of the properties still to judge (the default scope judges most of them; a
-    home judges one or two), what an earlier search did not use passing on to the later ones."""
-    todo = sum(len(ps) for _, ps in jobs_plan[i:])
-    return max(0.0, left) * len(jobs_plan[i][1]) / todo
-
-
-def result_of(variant, results, catalogue, budget, started) -> CheckResult:
+def result_of(variant, results, catalogue, budget, started, work: dict | None = None) -> CheckResult:
     """The CheckResult of searches [(search, verdicts, overrides' counts)], one per scope."""
     verdicts = [v for _, vs, _ in results for v in vs]
     order = {p.name: i for i, p in enumerate(catalogue)}
@@ -413,7 +406,9 @@ def result_of(variant, results, catalogue, budget, started) -> CheckResult:
     counted = [o for _, _, o in results if o is not None]
     r.overrides = {rule: {k: sum(o[rule][k] for o in counted) for k in ("calls", "differed")}
                    for rule in counted[0]} if counted else None
-    r.stopped = "; ".join(f"{s.scope.name}: every property answered" for s in searches if s.settled)
+    r.stopped = "; ".join([f"{s.scope.name}: every property answered" for s in searches if s.settled] +
+                          [f"{s.scope.name}: {s.capped} after {s.distinct} states" for s in searches if s.capped])
+    r.work = work
     return r
 
 

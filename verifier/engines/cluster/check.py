@@ -4,7 +4,8 @@ from __future__ import annotations
 import time
 
 
-def bfs_on_cluster(variant, args, progress):
+def bfs_on_cluster(variant, cluster: str, scope=None, symmetry=True, budget=60.0, max_states=None, max_depth=None,
+                   progress=None):
     """The bfs engine's result, each scope's levels expanded on the cluster: the result of the
     search in one process (`verifier.engines.bfs.partition`). None when the cluster cannot be had
     (said in one line): the caller searches locally."""
@@ -12,16 +13,17 @@ def bfs_on_cluster(variant, args, progress):
 
     from verifier.engines.bfs import search as bfs, partition
     from verifier.engines.cluster import ray_pool
-    pool = ray_pool(args.cluster)
+    pool = ray_pool(cluster)
     if pool is None:
         return None
     started = time.monotonic()
     catalogue = list(load_catalogue().values())
-    plan = bfs.plan(args.scope, catalogue)
+    plan = bfs.plan(scope, catalogue)
     judged = []
     with pool:
-        for i, (scope, props) in enumerate(plan):   # one scope after another, each over every worker
-            left = bfs.share(plan, i, started + args.bfs_budget - time.monotonic())
-            judged.append(partition.judge(variant, scope, props, pool, not args.no_symmetry, left, None,
-                                          args.depth, progress, shadow=True))
-    return bfs.result_of(variant, judged, catalogue, args.bfs_budget, started)
+        for sc, props in plan:   # one scope after another, each over every worker
+            left = max(0.0, started + budget - time.monotonic())
+            judged.append(partition.judge(variant, sc, props, pool, symmetry, left, max_states, max_depth,
+                                          progress, shadow=True))
+    return bfs.result_of(variant, judged, catalogue, budget, started,
+                         work={"max_states": max_states, "max_depth": max_depth, "symmetry": symmetry})

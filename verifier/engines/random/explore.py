@@ -16,6 +16,7 @@ from model.host import answer_pending
 from properties.base import load_catalogue
 
 from verifier.engines.random.machine import STEPS_PER_DRAW, make_machine
+from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.checking import Observations, OutOfBudget, Violation, check_liveness, check_step
 from verifier.runtime.faults import ModelFault, fault_of
 from verifier.runtime.replay import run_trace, shrink, shrink_fault, until
@@ -115,11 +116,11 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     make_world = guarded_factory(lambda: world_factory(variant_run, base_params)())
     catalogue = props if props is not None else list(load_catalogue().values())
     asserted = {p.name for p in catalogue if p.asserted}
-    obs = Observations(deadline=None if chunks is not None else started + budget)
+    obs = Observations(deadline=started + budget)     # in chunk mode, the outer cap only
     refuted: dict[str, Violation] = {}
     scenarios = play_scenarios(make_world, catalogue, asserted, obs, refuted) if stories else 0
     search_until = started + budget * (1 - shrink_share) if chunks is None else started + budget
-    chunk = 0
+    chunk, capped = 0, False
     stopped = "a fault" if obs.faults else ""
     while not stopped and time.monotonic() < search_until and (chunks is None or chunk < chunks):
         if chunks is None and not asserted and any(p.asserted for p in catalogue):
@@ -148,12 +149,14 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
                 stopped = "a fault"
             elif v is None and (isinstance(e, OutOfBudget) or
                                 (obs.deadline is not None and time.monotonic() > obs.deadline)):
+                capped = True
                 break
             elif v is None:             # an error of the engine itself: a fault, never a verdict
                 obs.fault(fault_of(e, [], "the exploration"))
                 stopped = "a fault"
         if progress:
-            progress(min(1.0, (time.monotonic() - started) / budget), obs, refuted)
+            done = chunk / chunks if chunks else (time.monotonic() - started) / budget
+            progress(min(1.0, done), obs, refuted)
     if recorder is not None:
         recorder.enabled = False        # replays while shrinking are not behaviours to count
 
@@ -161,22 +164,26 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     traces: dict[str, tuple[str, list]] = {n: (v.message, v.history) for n, v in refuted.items()}
     for name, (msg, hist) in obs.observed.items():
         traces.setdefault(name, (msg, hist))
-    truncated = chunks is not None and chunk < chunks and not stopped
-    replay_world = make_world if chunks is not None else until(make_world, started + budget)
+    truncated = chunks is not None and (capped or chunk < chunks) and not stopped
+    if truncated:
+        done = chunk - 1 if capped else chunk
+        stopped = f"{TIME_CAP}: {done} of {chunks} chunks ({obs.examples} examples) before the {budget:g}-s cap"
+    replay_world = until(make_world, started + budget)
     for name, (msg, hist) in sorted(traces.items(), key=lambda kv: (len(kv[1][1]), kv[0])):
         moves = [(s.action, s.args) for s in hist]
         created = [s.created for s in hist]
         try:
             small, _ = shrink(replay_world, moves, created, catalogue, name)
             out = run_trace(replay_world, small, catalogue, name)
-        except OutOfBudget:
-            break                       # the budget is spent: the traces found so far stand as found
+        except OutOfBudget:             # the cap is reached: the traces found so far stand as found
+            if chunks is not None and not stopped:
+                stopped = f"{TIME_CAP} while shrinking: some traces are as found, not shortest"
+            break
         except ModelFault:
             continue                    # a shorter candidate faulted where it drained: keep this one
         if out.violation is not None and len(out.violation.history) <= len(hist):
             traces[name] = (out.violation.message, out.violation.history)
-    faults = [shrink_fault(make_world, f, catalogue, None if chunks is not None else started + budget)
-              for f in obs.faults]
+    faults = [shrink_fault(make_world, f, catalogue, started + budget) for f in obs.faults]
 
     verdicts = []
     for p in catalogue:
@@ -186,6 +193,7 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
             verdict = "refuted" if p.name in refuted else ("holds" if premise or p.premise is None else "vacuous")
             if verdict == "holds" and (truncated or faults):
                 verdict = "undetermined"
+                msg = msg or (stopped if truncated else None)
         elif p.kind == "witness":
             verdict = "reached" if hist is not None else ("unreached" if not faults else "undetermined")
         else:
@@ -202,7 +210,9 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
                 "chunks": chunk, "scenarios": scenarios}, examples=obs.examples, steps=obs.steps,
         action_counts=dict(sorted(obs.action_counts.items())), form_counts=dict(obs.form_counts),
         verdicts=verdicts, faults=faults,
-        overrides=recorder.summary() if recorder is not None else None, stopped=stopped)
+        overrides=recorder.summary() if recorder is not None else None, stopped=stopped,
+        work=({"examples": chunks * examples_per_chunk, "chunks": chunks, "examples_per_chunk": examples_per_chunk,
+               "steps_per_example": step_count, "seed": seed} if chunks is not None else None))
 
 
 def _params(variant, base_params):

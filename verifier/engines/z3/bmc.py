@@ -11,6 +11,7 @@ same requirement id is reported `refuted`; anything else is a `tool-error` namin
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import z3
@@ -19,6 +20,7 @@ import z3
 from verifier.engines.z3.concrete import AbstractionError, abstract, decode_args, diff
 from verifier.engines.z3.encoding import Args, Encoding, sym_case, sym_int, value_of
 from verifier.engines.z3.properties import PROPS
+from verifier.runtime.budgets import TIME_CAP
 
 
 @dataclass
@@ -46,11 +48,38 @@ class Z3Verdict:
                 "message": self.message, "variant": self.variant, "catalogue_property": self.catalogue_property, "engine": self.engine}
 
 
+# The resource units (Z3's `rlimit`) each query may use: the work budget that makes a query's
+# answer the same on any machine. `query_rlimit` sets it for a check (a forked process inherits it);
+# the wall-clock deadline stays over it as an outer cap.
+_RLIMIT: list[int | None] = [None]
+
+
+@contextmanager
+def query_rlimit(rlimit: int | None):
+    was, _RLIMIT[0] = _RLIMIT[0], rlimit
+    try:
+        yield
+    finally:
+        _RLIMIT[0] = was
+
+
 def make_solver(seconds: float):
-    """A fresh bit-blasting solver bounded by `seconds` (the searches are not incremental: the
-    SAT-based QF_BV tactic is far faster here than the incremental SMT core)."""
+    """A fresh bit-blasting solver bounded by `seconds` and the check's rlimit (the searches are not
+    incremental: the SAT-based QF_BV tactic is far faster here than the incremental SMT core)."""
     ms = max(1, int(seconds * 1000))
-    return z3.TryFor(z3.Tactic("qfbv"), ms).solver()
+    solver = z3.TryFor(z3.Tactic("qfbv"), ms).solver()
+    if _RLIMIT[0]:
+        solver.set("rlimit", _RLIMIT[0])
+    return solver
+
+
+def unknown_reason(solver, deadline: float) -> str:
+    """Why a query answered unknown: the outer cap, or its work budget (or Z3's own reason)."""
+    if time.time() >= deadline - 0.01:
+        return TIME_CAP
+    reason = solver.reason_unknown()
+    return f"rlimit {_RLIMIT[0]:,} exhausted" if _RLIMIT[0] and reason in ("max. resource limit exceeded",
+                                                                             "canceled") else reason
 
 
 class Unrolling:
@@ -181,7 +210,7 @@ def bmc(enc: Encoding, ids: list[str], depth: int, deadline: float, variant: str
                 searched = d
                 break
             if res == z3.unknown:
-                reason = solver.reason_unknown()
+                reason = unknown_reason(solver, deadline)
                 for rid in open_ids:
                     out[rid] = Z3Verdict((rid,), "undetermined", searched, None, time.time() - start, variant=variant,
                                          message=f"the solver answered unknown at depth {d} ({reason}); no "
@@ -201,7 +230,7 @@ def bmc(enc: Encoding, ids: list[str], depth: int, deadline: float, variant: str
         out[rid] = Z3Verdict((rid,), "proved-bounded" if done else "undetermined", searched, None,
                              time.time() - start, variant=variant,
                              message=(f"no counterexample of at most {searched} steps" if done else
-                                      f"timeout: no counterexample of at most {searched} steps (bound {depth})"))
+                                      f"{TIME_CAP}: no counterexample of at most {searched} steps (bound {depth})"))
     return out
 
 

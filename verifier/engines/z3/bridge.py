@@ -23,7 +23,9 @@ def harness_bounds(P) -> str:
     return " ".join(f"{k}={v}" for k, v in sizes.items())
 
 
-def z3_check(variant, depth: int, timeout: float) -> CheckResult:
+def z3_check(variant, depth: int, timeout: float, rlimit: int | None = None) -> CheckResult:
+    """The Z3 engine's CheckResult: bounded by `depth` and `rlimit` resource units per query (the
+    work budget), with `timeout` seconds as the outer cap."""
     from verifier.engines import z3 as engine
     from verifier.engines.z3 import encoding as E
     from verifier.engines.z3.concrete import NOT_ENCODED_FORMS, NOT_ENCODED_MOVES
@@ -32,7 +34,9 @@ def z3_check(variant, depth: int, timeout: float) -> CheckResult:
     from verifier.runtime.worlds import world_factory
     from properties.base import load_catalogue
     started = time.monotonic()
-    verdicts = engine.check(rules=variant, depth=depth, timeout=timeout)
+    from verifier.engines.z3.bmc import query_rlimit
+    with query_rlimit(rlimit):
+        verdicts = engine.check(rules=variant, depth=depth, timeout=timeout)
     catalogue = list(load_catalogue().values())
     out = []
     for v in verdicts:
@@ -57,4 +61,4 @@ def z3_check(variant, depth: int, timeout: float) -> CheckResult:
                                "answers": "tasks/*, subscriptions/listen and server/discover answered at receipt "
                                           "(the window between receipt and answer is not encoded)"},
                        examples=0, steps=0,
-                       action_counts={}, verdicts=out)
+                       action_counts={}, verdicts=out, work={"depth": depth, "rlimit per query": rlimit})

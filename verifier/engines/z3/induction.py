@@ -20,9 +20,10 @@ from typing import Callable
 
 import z3
 
-from verifier.engines.z3.bmc import Unrolling, Z3Verdict, make_solver
+from verifier.engines.z3.bmc import Unrolling, Z3Verdict, make_solver, unknown_reason
 from verifier.engines.z3.encoding import (AND, COUNT, REASONS, BY, EQ, EXTERNAL, IMPLIES, IN, KINDS, LE, LT,
     M, NOT, OPEN, OR, PH, RESP, ST, TERMINAL, VIAS, WAITING, Args, Encoding, sym_case, sym_int, value_of)
+from verifier.runtime.budgets import TIME_CAP
 from verifier.engines.z3.properties import (PROPS, approvers_as_recorded, descendant, forks_reissue_nothing,
     notifications_current, only_listens_host_cancelled)
 
@@ -467,7 +468,7 @@ def check_invariants(enc: Encoding, deadline: float) -> InvariantReport:
         for i in list(keep):
             left = deadline - time.time()
             if left <= 0:
-                failures += [(x.name, "timeout") for x in keep]
+                failures += [(x.name, TIME_CAP) for x in keep]
                 keep = []
                 break
             solver = make_solver(left)
@@ -478,7 +479,7 @@ def check_invariants(enc: Encoding, deadline: float) -> InvariantReport:
             if res == z3.unsat:
                 continue
             why = (describe_cti(enc, path, solver.model(), f"invariant {i.name}") if res == z3.sat
-                   else f"unknown ({solver.reason_unknown()})")
+                   else f"unknown ({unknown_reason(solver, deadline)})")
             failures.append((i.name, why))
             keep.remove(i)
             changed = True
@@ -500,7 +501,7 @@ def invariants_proved(enc: Encoding, deadline: float) -> InvariantReport:
     if key in _CACHE:
         return _CACHE[key]
     rep = check_invariants(enc, deadline)
-    if all(why != "timeout" and not why.startswith("unknown") for _, why in rep.failures):
+    if all(why != TIME_CAP and not why.startswith("unknown") for _, why in rep.failures):
         _CACHE[key] = rep
     return rep
 
@@ -530,7 +531,7 @@ def prove(enc: Encoding, ids: list[str], deadline: float, variant: str = "baseli
         for k in range(1, kmax + 1):
             left = deadline - time.time()
             if left <= 0:
-                cti = "timeout"
+                cti = TIME_CAP
                 break
             while base.depth < k:
                 base.extend()
@@ -540,7 +541,7 @@ def prove(enc: Encoding, ids: list[str], deadline: float, variant: str = "baseli
             res = solver.check()
             if res != z3.unsat:
                 cti = ("the base case fails (a counterexample within k steps; BMC reports it)" if res == z3.sat
-                       else f"base case unknown ({solver.reason_unknown()})")
+                       else f"base case unknown ({unknown_reason(solver, deadline)})")
                 break
             if k not in paths:
                 path = Unrolling(enc, tag=f"k{k}_", initial=enc.symbolic_state(f"k{k}_0"))
@@ -562,7 +563,7 @@ def prove(enc: Encoding, ids: list[str], deadline: float, variant: str = "baseli
                                             f"{rep.seconds:.1f}s)")
                 break
             if res == z3.unknown:
-                cti = f"unknown ({solver.reason_unknown()})"
+                cti = f"unknown ({unknown_reason(solver, deadline)})"
                 break
             cti = describe_cti(enc, path, solver.model(), rid)
         out[rid] = verdict or Z3Verdict((rid,), "undetermined", None, None, time.time() - t0, variant=variant,

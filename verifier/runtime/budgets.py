@@ -1,0 +1,27 @@
+"""Work budgets: what bounds each engine, so that a verdict is a fact about the model, the scope and
+the budget, never about how busy the machine was.
+
+The random engine counts examples (explored in seeded chunks), bfs counts distinct states per scope
+(none by default: every search completes), Z3 counts solver resource units per query (`rlimit`).
+A wall-clock cap stays over each, as an outer bound only: work it cuts short is reported
+`undetermined (time cap)`, with how far it got, never as another verdict.
+
+The defaults take about what the time budgets they replace took on an idle 2-core machine
+(`benchmarks/determinism.py` prints the figures): 6,000 examples of 40 steps are about 45 CPU
+seconds on the baseline, the search part of the former 60-s default.
+"""
+from __future__ import annotations
+
+import math
+
+DEFAULT_EXAMPLES = 6_000           # the random engine's examples per check
+EXAMPLES_PER_CHUNK = 25            # one seeded Hypothesis run; a chunk is the unit the cap may cut
+DEFAULT_RLIMIT = 50_000_000        # Z3 resource units per query
+DEFAULT_CAP = 1_800.0              # seconds: the outer cap of a whole check
+DEFAULT_Z3_CAP = 1_800.0           # seconds: the outer cap of the Z3 engine's check
+TIME_CAP = "time cap"              # the words every engine reports work cut short by the cap with
+
+
+def chunks_for(examples: int) -> int:
+    """The seeded chunks that explore at least `examples` examples."""
+    return max(1, math.ceil(examples / EXAMPLES_PER_CHUNK))
