@@ -2,12 +2,38 @@
 is `unexercised` (undetermined, exit 2), and counting it never changes what the exploration sees."""
 import json
 
+from model.amend import Amendment
 from model.variants import resolve
+from verifier.engines.bfs.run import run_bfs
 from verifier.cli import main
 from verifier.engines.random.explore import explore
 from verifier.runtime.shadow import PURE, instrument, unexercised
 
 HEAD = "from model.amend import Amendment\n\n\nclass A(Amendment):\n    name = 'a'\n"
+
+
+class DefersToTheBaseline(Amendment):
+    """Acting rules (they append events, send messages, cancel runs) overridden by their baseline."""
+    name = "defers-to-the-baseline"
+
+    def resolve(self, world, interrupt, subject, action, via, content=None):
+        return super().resolve(world, interrupt, subject, action, via, content)
+
+    def tasks_cancel(self, world, q, run):
+        return super().tasks_cancel(world, q, run)
+
+    def on_request_cancelled(self, world, q, cause):
+        return super().on_request_cancelled(world, q, cause)
+
+
+class ResolvesTwice(DefersToTheBaseline):
+    name = "resolves-twice"
+
+    def resolve(self, world, interrupt, subject, action, via, content=None):
+        done = super().resolve(world, interrupt, subject, action, via, content)
+        if done:
+            world.append(world.runs[interrupt.run], {"type": "interrupt.resolved", "again": True})
+        return done
 
 
 def _check(capsys, tmp_path, monkeypatch, body, budget="4"):
@@ -71,3 +97,15 @@ def test_every_builtin_rule_is_classified():
               "on_response_lost", "on_disconnect_after_response", "after_step", "record_remote_status"}
     names = set(_public(Rules)) | set(_public(HarnessRules))
     assert names == (PURE & names) | acting, names - PURE - acting
+
+
+def test_acting_overrides_that_defer_to_the_baseline_answer_as_it_under_both_engines():
+    """What the baseline records and sends on its copy is compared, never undone first: an
+    override that only calls super() differs on no call, one that appends an event does."""
+    for engine in (lambda v: explore(v, seed=0, chunks=3, examples_per_chunk=25, shadow=True),
+                   lambda v: run_bfs(v, scope="host-small", budget=600, shadow=True)):
+        same = engine(DefersToTheBaseline).overrides
+        assert all(c["calls"] for c in same.values()) and not any(c["differed"] for c in same.values()), same
+        assert sorted(unexercised(same)) == ["on_request_cancelled", "resolve", "tasks_cancel"]
+        other = engine(ResolvesTwice).overrides
+        assert other["resolve"]["differed"] > 0 and "resolve" not in unexercised(other), other

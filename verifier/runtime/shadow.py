@@ -106,7 +106,8 @@ def _wrap(key: str, name: str, override, baseline, rec: Recorder):
         rec.depth += 1
         try:
             twin = _twin(self, world, args)
-            theirs = _asked(baseline, *twin)
+            # What the baseline recorded and sent on the copy is what is compared: never undone.
+            theirs = _asked(baseline, *twin, undo=False)
             theirs = (theirs, _effects(twin[1]))
         except Exception:              # a world that cannot be copied: the call is only counted
             theirs = None
@@ -163,15 +164,16 @@ def _locator(world, value):
     return None
 
 
-def _asked(baseline, self, world, args):
-    """The baseline's answer, with the traces a read-only call may still leave undone."""
+def _asked(baseline, self, world, args, undo: bool = True):
+    """The baseline's answer; with `undo`, the traces a read-only call may still leave undone."""
     mark = _marks(world)
     try:
         return "answer", _plain(baseline(self, world, *args))
     except Exception as e:             # the baseline cannot answer in the variant's state: they differ
         return "raised", type(e).__name__
     finally:
-        _undo(world, mark)
+        if undo:
+            _undo(world, mark)
 
 
 def _marks(world):
