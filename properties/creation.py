@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import islice
 
 from model import wire
 from model.state import Request
@@ -255,10 +256,11 @@ def eligible(world, subject: str, run, interrupt_id: str) -> bool:
     return approvers is None or subject in approvers
 
 
-def open_interrupts(world, run) -> list[str]:
-    """Client-answerable interrupts the run's own log shows requested and not yet resolved."""
+def open_interrupts(world, run, upto: int | None = None) -> list[str]:
+    """Client-answerable interrupts the run's own log shows requested and not yet resolved (in its
+    first `upto` events: the log as it was then; the whole log by default)."""
     opened, closed = [], set()
-    for e in run.log:
+    for e in islice(run.log, upto):
         t = e.get("type")
         if t == "interrupt.requested" and not e.get("replayed") and e.get("kind") != "external-event":
             opened.append(e["interruptId"])

@@ -23,6 +23,14 @@ spec notification-equals-get (NTF-3, step) observes every notifications/tasks:
     assert its task equals, field for field, the tasks/get result the same caller would receive for
     that task at that moment (less `resultType` and the stream's `_meta`).
 
+spec listen-sent-every-change (NTF-4, step) observes every task a subscriptions/listen stream, open
+before and after the step, acknowledged, that its caller can getRun and whose status (the map's
+row) or open input requests changed at the step:
+    assert a notifications/tasks naming it (the id the acknowledgement listed) is sent on that stream
+    in that step, unless it now asks for input in a mode the caller did not declare (PRJ-4, read per
+    P-ELICIT), which is withheld. The host publishes after every step, so that step was its chance;
+    sent then, notifications follow the changes in order (what each carries is NTF-3's).
+
 spec status-message-content-free (SEC-1, step) observes every task view carrying a statusMessage:
     assert it quotes none of the run's internals: any tool output text the run produced or tools/call
     would return for it, the tool call's arguments, any inputResponses content sent for it, its
@@ -70,7 +78,9 @@ from model import wire
 
 from .base import handled, prop
 from .creation import (TASKS_METHODS, advertised, can_get_run, declared, eligible, error_code, header_matches,
-                       named_run, probe_request, recorded_approvers, result_kind, seen, step_changes, task_ref)
+                       named_run, open_interrupts, probe_request, recorded_approvers, result_kind, seen, step_changes,
+                       task_ref)
+from .projection import STATUS_ROWS, asked_request, declared_modes
 
 OPEN = ("received", "streaming")
 
@@ -224,6 +234,71 @@ def notification_equals_get(world, step):
             detail = ", ".join(f"{k}: {got.get(k)!r} vs {want.get(k)!r}" for k in diff[:3])
             return (f"notifications/tasks on {q.id} for {world.label(run.id)} differs from what tasks/get would "
                     f"return now ({detail})")
+    return None
+
+
+# =============================================================================================
+# NTF-4
+# =============================================================================================
+
+INPUT_EVENTS = ("interrupt.requested", "interrupt.resolved")
+
+
+def _shown(status: str, interrupts) -> tuple:
+    """What a change of the task is judged on: its status (the map's row) and, while input_required,
+    its open input requests."""
+    task_status = STATUS_ROWS[status][0]
+    return task_status, frozenset(interrupts) if task_status == "input_required" else frozenset()
+
+
+def _withheld(world, q, run, shown) -> bool:
+    """PRJ-4: the task asks for input in a mode q's caller did not declare: no view of it is sent."""
+    have = declared_modes(asked_request(world, q, run))
+    return any(("form" if world.interrupts[i].form else "url") not in have for i in shown[1])
+
+
+def _owed(world, step) -> list:
+    """(listen, run, before, after) for every change at this step of a task that a stream open before and
+    after it acknowledged, its caller can getRun, and PRJ-4 does not withhold."""
+    touched = {rid for rid, e in step.events if e.get("type") in INPUT_EVENTS} | set(seen(world, step).changed)
+    if not touched:
+        return []
+    out = []
+    for q in world.requests.values():
+        if q.method != "subscriptions/listen" or q.phase != "streaming" or step.pre_phase.get(q.id) != "streaming":
+            continue                       # acknowledged at this step (a snapshot, not a change), or ended
+        for rid in touched.intersection(q.acked):
+            run = world.runs[rid]
+            if not can_get_run(world, q.subject, run, q.server):
+                continue                   # ISO-2 judges what reaches a caller who cannot read it
+            upto = next((e["seq"] for r, e in step.events if r == rid), len(run.log))   # its log before the step
+            before = _shown(step.pre_status[rid], open_interrupts(world, run, upto))
+            after = _shown(run.status, open_interrupts(world, run))
+            if before != after and not _withheld(world, q, run, after):
+                out.append((q, run, before, after))
+    return out
+
+
+def _said(world, shown) -> str:
+    status, keys = shown
+    return f"{status} {sorted(world.label(k) for k in keys)}" if keys else status
+
+
+@prop("listen-sent-every-change", "NTF-4", "step", "ext-tasks §Task Status Notifications",
+      "a subscriptions/listen stream that acknowledged a task its caller can read is sent a notifications/tasks "
+      "for it at every change of its status or input requests while the stream is open (the host publishes after "
+      "every step), none withheld but input in a mode the caller did not declare (PRJ-4)",
+      premise=lambda world, step: bool(_owed(world, step)), reads=("status", "events"))
+def listen_sent_every_change(world, step):
+    owed = _owed(world, step)
+    if not owed:
+        return None
+    sent = {(q.id, task.get("taskId")) for q, task in _notifications(world, step)}
+    for q, run, before, after in owed:
+        if (q.id, world.rules.task_id(world, run)) not in sent:
+            return (f"the task of {world.label(run.id)} went {_said(world, before)} -> {_said(world, after)}, but "
+                    f"subscriptions/listen {q.id} of {q.subject}, which acknowledged it, was sent no "
+                    f"notifications/tasks for it")
     return None
 
 

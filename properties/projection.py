@@ -277,7 +277,7 @@ def _input_messages(world, step):
     return out
 
 
-def _asked(world, q, run):
+def asked_request(world, q, run):
     """The request whose declaration counts, per P-ELICIT."""
     creator = world.requests.get(run.creating_request) if run.creating_request else None
     return q if world.params.p_elicit == "each-get" or creator is None else creator
@@ -294,7 +294,7 @@ def _prj4_premise(world, step):
       reads=("emitted",))
 def input_only_to_declared_elicitation(world, step):
     for q, run, entries in _input_messages(world, step):
-        asked = _asked(world, q, run)
+        asked = asked_request(world, q, run)
         have = declared_modes(asked)
         for key, entry in entries.items():
             mode = ((entry or {}).get("params") or {}).get("mode") or "form"

@@ -42,6 +42,7 @@ REQUIREMENTS = {
     'NTF-1': ('S', 'RFC §G.14, core §Cancellation'),
     'NTF-2': ('S', 'RFC §G.14, core §Cancellation'),
     'NTF-3': ('S', 'ext-tasks §Task Status Notifications, map'),
+    'NTF-4': ('S', 'ext-tasks §Task Status Notifications'),
     'SEC-1': ('S', 'RFC §Security, map'),
     'SEC-2': ('S', 'RFC §Security, ext-tasks §Security'),
     'WIRE-1': ('S', 'ext-tasks §Polymorphic Results'),

@@ -20,7 +20,8 @@ from model.stories import play
 from model.variants import builtins, resolve
 from properties.base import load_catalogue
 from properties.requirements import REQUIREMENTS
-from verifier.engines.random.explore import world_factory
+from verifier.runtime.amendments import catalogue_kinds
+from verifier.runtime.worlds import world_factory
 from verifier.runtime.replay import run_trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -235,6 +236,9 @@ SCENARIOS = [
                     on("answer", request="r1")]),
     ("notification-differs-from-get", "NTF-3", "refuted",
      C1_S1_TASK + [on("listen", client="C1", server="S1", declare=True), on("run_start", run=run(1))]),
+    ("listen-notifies-first-change-only", "NTF-4", "refuted",
+     C1_S1_TASK + [on("listen", client="C1", server="S1", declare=True), on("run_start", run=run(1)),
+                   on("run_interrupt", run=run(1), kind="approval", form=True)]),
     ("status-message-leaks", "SEC-1", "refuted",
      C1_S1_TASK + [on("run_start", run=run(1)), on("run_complete", run=run(1)), tget("C1")]),
     ("response-content-grants-approval", "SEC-2", "refuted", WAITING("approval") + [tupdate("C1", intr(1), "accept")]),
@@ -325,7 +329,7 @@ def test_every_row_of_the_variants_table_is_built_in(shared_dir):
 @pytest.mark.parametrize("name", sorted(BUILTINS))
 def test_builtin_validates(name):
     v = BUILTINS[name]
-    validate(v, set(REQUIREMENTS))
+    validate(v, catalogue_kinds())
     assert v.kind in KINDS and v.kind != "amendment"
     assert v.source and v.changes and v.expect and (v.__doc__ or "").strip()
     module = Path(sys.modules[v.__module__].__file__).stem

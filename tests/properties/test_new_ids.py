@@ -1,4 +1,4 @@
-"""NEG-4, PRJ-4, TTL-4, WIRE-5, HNS-6, HNS-7, LIV-2 and the widened TTL-2: each holds on random
+"""NEG-4, PRJ-4, TTL-4, WIRE-5, NTF-4, HNS-6, HNS-7, LIV-2 and the widened TTL-2: each holds on random
 baseline walks and on a baseline story that exercises it (also under the parameters that open the
 choice), and its built-in variant refutes it on the same story."""
 from __future__ import annotations
@@ -12,12 +12,12 @@ from model.params import Params
 from model.stories import play
 from model.variants import builtins
 from properties.base import find, load_catalogue
-from verifier.engines.random.explore import world_factory
+from verifier.runtime.worlds import world_factory
 from verifier.runtime.replay import run_trace
 
 CATALOGUE = list(load_catalogue().values())
 ACTIONS = load_all()
-NEW = ("NEG-4", "PRJ-4", "TTL-2", "TTL-4", "WIRE-5", "HNS-6", "HNS-7", "LIV-2")
+NEW = ("NEG-4", "PRJ-4", "TTL-2", "TTL-4", "WIRE-5", "NTF-4", "HNS-6", "HNS-7", "LIV-2")
 
 
 def run(n):
@@ -65,6 +65,10 @@ STORIES = {
     "WIRE-5": ("missing-capability-http-200", [
         ("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow")),
         get("C1", declare=False), get("C4"), get("C1", server="S1", declare=True)]),
+    "NTF-4": ("listen-notifies-first-change-only", [
+        ("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow")),
+        ("listen", dict(client="C1", server="S1", declare=True)), ("run_start", dict(run=run(1))),
+        ("run_interrupt", dict(run=run(1), kind="approval", form=True))]),
     "HNS-6": ("poll-with-default-credentials", BOUND + [
         ("harness_crash", dict(client="H1")), ("harness_restart", dict(client="H1")),
         ("harness_poll", dict(client="H1", op="op1"))]),

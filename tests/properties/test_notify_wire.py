@@ -1,4 +1,4 @@
-"""The notifications and wire catalogue (NTF-1..3, SEC-1..2, WIRE-1..4): holds on the baseline, fails on mutants."""
+"""The notifications and wire catalogue (NTF-1..4, SEC-1..2, WIRE-1..5): holds on the baseline, fails on mutants."""
 from __future__ import annotations
 
 import importlib.util
@@ -11,6 +11,7 @@ import model.rest  # noqa: F401
 from model import wire
 from model.params import Params
 from model.rules import Rules
+from model.variants import builtins
 from properties import notify_wire
 from properties.base import CATALOGUE
 
@@ -21,8 +22,8 @@ _spec.loader.exec_module(scenario)
 MODULE = notify_wire.__name__.rsplit(".", 1)[-1]
 NAMES = [p.name for p in CATALOGUE.values() if p.area == MODULE]
 ROOMY = Params(max_requests=30)
-NTF1, NTF2, NTF3 = ("server-cancelled-only-ends-listen", "cancelled-blocking-call-answered-error",
-                    "notification-equals-get")
+NTF1, NTF2, NTF3, NTF4 = ("server-cancelled-only-ends-listen", "cancelled-blocking-call-answered-error",
+                          "notification-equals-get", "listen-sent-every-change")
 SEC1, SEC2 = "status-message-content-free", "input-content-grants-nothing"
 WIRE1, WIRE2, WIRE3, WIRE4 = ("result-type-discipline", "flat-create-empty-acks", "only-tools-call-tasked",
                               "mcp-name-must-match")
@@ -208,6 +209,36 @@ def test_ntf3_refuses_a_stale_notification():
     assert "r2" in msg and sc.world.label(run) in msg and "'run is pending' vs 'run is running'" in msg
 
 
+# ---- NTF-4 ---------------------------------------------------------------------------------------
+def test_ntf4_holds_on_baseline():
+    sc = Scenario()
+    q, run = sc.call()
+    q2, run2 = sc.call(client="C3")                             # carol's call: it declares no elicitation
+    sc.do("listen", client="C1", server="S1", declare=True)     # acknowledges both runs
+    sc.do("run_start", run=run)                                 # still working: nothing owed
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    sc.do("run_interrupt", run=run, kind="approval", form=False)        # input requests change, status not
+    i1, i2 = sc.world.runs[run].interrupts
+    sc.do("rest_resolve", subject="bob", interrupt=i1, response="accept")
+    sc.do("rest_resolve", subject="bob", interrupt=i2, response="accept")
+    sc.do("run_complete", run=run)
+    sc.do("run_start", run=run2)
+    sc.do("run_interrupt", run=run2, kind="approval", form=True)        # withheld: its creator declared no form
+    assert sc.fired[NTF4] == 5
+    assert NTF4 not in sc.violations
+
+
+def test_ntf4_refuses_a_stream_sent_only_the_first_change():
+    sc = Scenario(builtins()["listen-notifies-first-change-only"]())
+    q, run = sc.call()
+    sc.do("listen", client="C1", server="S1", declare=True)
+    listen = sc.last()
+    sc.do("run_start", run=run)                                 # the first change: sent
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    (msg,) = sc.violations[NTF4]
+    assert listen in msg and sc.world.label(run) in msg and "working -> input_required ['i1']" in msg
+
+
 # ---- SEC-1 ---------------------------------------------------------------------------------------
 def test_sec1_holds_on_baseline():
     sc = Scenario()
@@ -367,5 +398,5 @@ def test_baseline_random_walks_hold():
 def test_kinds_fit_ids():
     assert {CATALOGUE[n].kind for n in NAMES} <= {"invariant", "step"}
     assert sorted(CATALOGUE[n].ids[0] for n in NAMES) == sorted(
-        ["NTF-1", "NTF-2", "NTF-3", "SEC-1", "SEC-2", "WIRE-1", "WIRE-2", "WIRE-3", "WIRE-4", "WIRE-5"])
+        ["NTF-1", "NTF-2", "NTF-3", "NTF-4", "SEC-1", "SEC-2", "WIRE-1", "WIRE-2", "WIRE-3", "WIRE-4", "WIRE-5"])
     assert all(CATALOGUE[n].premise is not None for n in NAMES)

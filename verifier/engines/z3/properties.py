@@ -798,6 +798,8 @@ NOT_ENCODED: dict[str, str] = {     # safety ids without a formula, with the rea
     "PRJ-4": "the encoding keeps no elicitation modes per request: Hypothesis judges it",
     "TTL-4": "the encoding keeps no emitted ttlMs per run to compare with a later read: Hypothesis judges it",
     "WIRE-5": "the encoding keeps no HTTP status per response: Hypothesis judges it",
+    "NTF-4": "the encoding keeps no notifications/tasks sent per step (only whether a listener's last one is "
+             "stale) and its host publishes at every change: Hypothesis judges it",
     "HNS-6": "the composed encoding keeps no credentials per harness request: Hypothesis judges it",
     "HNS-7": "the composed encoding has no short-exchange operation: Hypothesis judges it",
 }
