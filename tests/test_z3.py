@@ -300,7 +300,7 @@ def test_an_invariant_check_out_of_time_is_not_remembered(enc, monkeypatch):
     """A check cut short by its deadline proves nothing, and a later check is not answered from it."""
     monkeypatch.setattr(I, "_CACHE", {})
     rep = I.invariants_proved(enc, time.time())
-    assert not rep.ok and {why for _, why in rep.failures} == {"timeout"}
+    assert not rep.ok and {why for _, why in rep.failures} == {"time cap"}
     assert I._CACHE == {}
 
 

@@ -24,6 +24,7 @@ UNENCODED = {
     ("poll-with-default-credentials", "HNS-6"), ("task-for-every-call", "HNS-7"),
     ("ttl-beyond-retention", "TTL-4"),
     ("capability-error-on-plain-mount", "NEG-4"), ("ttl-pauses-run", "TTL-1"), ("ttl-pauses-run", "TTL-2"),
+    ("listen-notifies-first-change-only", "NTF-4"),
 }
 
 
