@@ -6,24 +6,32 @@ import time
 
 from properties.base import load_catalogue
 
+from verifier.engines.bfs import incremental as incremental_search
 from verifier.engines.bfs.partition import LocalPool, judge
 from verifier.engines.bfs.search import _by_name, _judged, _picklable, plan, result_of
 from verifier.runtime import scopes
 
 
-def _search_job(variant, scope, names, rename, until, max_states, max_depth, shadow):
+def _search_job(variant, scope, names, rename, until, max_states, max_depth, shadow, incremental=False):
     """One search in a worker process (properties are named, not pickled), until the monotonic
     time `until` (the whole check's deadline: a search that starts late has what is left)."""
     catalogue = load_catalogue()
     props = [catalogue[n] for n in names]
-    return _judged(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states, max_depth, None,
-                   shadow)
+    return _judge(incremental, variant)(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states,
+                                        max_depth, None, shadow)
+
+
+def _judge(incremental: bool, variant):
+    """An amendment's search, incremental from the baseline's stored graph when asked
+    (`incremental.judged`, which falls back to a search from scratch where it must, and says so)."""
+    return incremental_search.judged if incremental and variant is not None else _judged
 
 
 def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progress=None, props=None,
-            max_states=None, max_depth=None, shadow=False):
+            max_states=None, max_depth=None, shadow=False, incremental=False):
     """Exhaustive search of a variant (an Amendment subclass or None) at a scope; a CheckResult
-    with `states` (generated, distinct, depth, complete, per scope) and `faults`."""
+    with `states` (generated, distinct, depth, complete, per scope) and `faults`. With `incremental`,
+    an amendment is searched from the baseline's stored graph (`incremental`), one scope at a time."""
     started = time.monotonic()
     catalogue = list(props) if props is not None else list(load_catalogue().values())
     jobs_plan = plan(scope, catalogue)
@@ -42,12 +50,13 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
             order = sorted(range(len(jobs_plan)), key=lambda i: first.index(jobs_plan[i][0].name)
                            if jobs_plan[i][0].name in first else len(first))
             futs = {i: pool.submit(_search_job, variant, jobs_plan[i][0], [p.name for p in jobs_plan[i][1]],
-                                   symmetry, until, max_states, max_depth, shadow) for i in order}
+                                   symmetry, until, max_states, max_depth, shadow, incremental) for i in order}
             results = [futs[i].result() for i in range(len(jobs_plan))]
     else:
         for sc, ps in jobs_plan:
             # Each search does all its work; the cap is one deadline over them all, not shares of it.
             left = max(0.0, started + budget - time.monotonic())
-            results.append(_judged(variant, sc, ps, symmetry, left, max_states, max_depth, progress, shadow))
+            results.append(_judge(incremental, variant)(variant, sc, ps, symmetry, left, max_states, max_depth, progress,
+                                                        shadow))
     return result_of(variant, results, catalogue, budget, started,
                      work={"max_states": max_states, "max_depth": max_depth, "symmetry": symmetry})

@@ -1,0 +1,82 @@
+"""Incremental search from the baseline's stored graph against the search from scratch, per variant.
+
+    .venv/bin/python benchmarks/incremental.py                        # host-small, every built-in
+    .venv/bin/python benchmarks/incremental.py --scopes host-small composed-small --only always-task
+    .venv/bin/python benchmarks/incremental.py --no-scratch           # the incremental times alone
+
+For each scope of the default plan asked for: the time to build the stored graph and its size on
+disk; then per variant the scratch and incremental wall times, the fraction of transitions executed,
+and whether the two searches agree (states, verdicts, traces, premise counts). Figures are wall-clock
+on this machine; compare the rows of one run, not runs on other days.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from model.variants import builtins
+from properties.base import load_catalogue
+from verifier.engines.bfs import incremental
+from verifier.engines.bfs.search import _judged, plan
+
+
+def _key(result):
+    s, verdicts, _ = result
+    return (s.distinct, s.generated, s.depth, s.complete, dict(s.premise),
+            [(v.name, v.verdict, v.premise, v.loop, v.trace and [(x.action, x.args) if hasattr(x, "action") else x
+                                                                  for x in v.trace]) for v in verdicts])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scopes", nargs="*", default=["host-small"], help="scopes of the default plan (spec)")
+    ap.add_argument("--only", nargs="*", default=None, help="variants to time")
+    ap.add_argument("--budget", type=float, default=600.0, help="seconds per search (default 600)")
+    ap.add_argument("--folder", default=None, help="where the stored graphs are kept (default: the cache)")
+    ap.add_argument("--no-scratch", action="store_true", help="skip the searches from scratch")
+    args = ap.parse_args(argv)
+    table = builtins()
+    names = args.only or sorted(table)
+    groups = {sc.name: (sc, ps) for sc, ps in plan(None, list(load_catalogue().values()))}
+    for spec in args.scopes:
+        sc, ps = groups[spec]
+        started = time.monotonic()
+        st = incremental.stored(sc, ps, True, args.folder)
+        path = (Path(args.folder) if args.folder else incremental.cache_dir()) / f"{st.key}.pickle"
+        print(f"{spec}: {len(ps)} properties; stored graph {len(st.fps)} states, {st.transitions()} transitions, "
+              f"{path.stat().st_size / 1e6:.1f} MB; built in {st.seconds:.1f} s, ready in "
+              f"{time.monotonic() - started:.1f} s")
+        inc_times, scratch_times, fractions = [], [], []
+        print(f"{'variant':44} {'scratch s':>9} {'incr s':>7} {'executed':>17}  agree  how")
+        for name in names:
+            v = table[name]
+            scratch, t_scratch = None, None
+            if not args.no_scratch:
+                t = time.monotonic()
+                scratch = _judged(v, sc, ps, True, args.budget, None, None, None, True)
+                t_scratch = time.monotonic() - t
+                scratch_times.append(t_scratch)
+            t = time.monotonic()
+            got = incremental.judged(v, sc, ps, True, args.budget, None, None, None, True, folder=args.folder)
+            t_inc = time.monotonic() - t
+            inc_times.append(t_inc)
+            s = got[0]
+            work = s.work
+            executed = f"{work.executed}/{s.generated}" if work is not None else "-"
+            if work is not None and s.generated:
+                fractions.append(work.executed / s.generated)
+            agree = "-" if scratch is None else ("yes" if _key(scratch) == _key(got) else "NO")
+            print(f"{name:44} {'' if t_scratch is None else f'{t_scratch:9.2f}':>9} {t_inc:7.2f} {executed:>17}  "
+                  f"{agree:5}  {s.how[:60]}", flush=True)
+        print(f"{spec}: median incremental {statistics.median(inc_times):.2f} s"
+              + (f", median scratch {statistics.median(scratch_times):.2f} s" if scratch_times else "")
+              + (f", median fraction executed {statistics.median(fractions):.3f}" if fractions else ""))
+
+
+if __name__ == "__main__":
+    main()

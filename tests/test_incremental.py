@@ -1,0 +1,140 @@
+"""The incremental search of an amendment from the baseline's stored graph gives the search from
+scratch, state for state: distinct and generated counts, depth, verdicts, shortest traces, lassos
+and premise counts, on built-in variants and on amendments made of their rules."""
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from model.amend import Amendment
+from model.variants import builtins
+from properties.base import load_catalogue
+from verifier.engines.bfs import incremental
+from verifier.engines.bfs.search import _judged, plan
+from verifier.runtime import scopes
+from verifier.runtime.shadow import unexercised
+
+SAMPLE = ("always-task", "cancelled-after-task-disconnect", "create-result-carries-input-requests",
+          "decline-cancels-run", "detach-on-disconnect", "drop-every-request", "foreign-task-403",
+          "every-run-128-bits")
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("graphs")
+
+
+def _group(spec):
+    return next((sc, ps) for sc, ps in plan(None, list(load_catalogue().values())) if sc.name == spec)
+
+
+def _summary(result):
+    s, verdicts, overrides = result
+    return {"distinct": s.distinct, "generated": s.generated, "depth": s.depth, "complete": s.complete,
+            "premise": dict(s.premise), "actions": dict(s.actions), "forms": dict(s.forms),
+            # The shadow's counts of calls depend on the memo a world carries (a memo hit asks no rule),
+            # which a state rebuilt from the store starts without: only what they conclude is the same.
+            "unexercised": unexercised(overrides),
+            "verdicts": [(v.name, v.verdict, v.premise, v.loop, None if v.trace is None else
+                          [(x.action, x.args) if hasattr(x, "action") else x for x in v.trace]) for v in verdicts]}
+
+
+def _same(variant, spec, folder):
+    sc, ps = _group(spec)
+    scratch = _judged(variant, sc, ps, True, 600, None, None, None, True)
+    got = incremental.judged(variant, sc, ps, True, 600, None, None, None, True, folder=folder)
+    assert _summary(got) == _summary(scratch)
+    assert scratch[0].complete
+    return got[0]
+
+
+@pytest.mark.parametrize("name", SAMPLE)
+def test_incremental_is_the_search_from_scratch(name, folder):
+    s = _same(builtins()[name], scopes.DEFAULT_HOST, folder)
+    if builtins()[name].params:
+        assert s.how == "from scratch: the amendment changes params"
+    else:
+        assert s.how.startswith("incremental from the stored baseline graph (")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(builtins()))
+def test_every_builtin_incremental_is_the_search_from_scratch(name, folder):
+    _same(builtins()[name], scopes.DEFAULT_HOST, folder)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(n for n, v in builtins().items() if v.harness_rules is not None))
+def test_client_variants_at_the_composed_scope(name, folder):
+    _same(builtins()[name], scopes.DEFAULT_COMPOSED, folder)
+
+
+def _borrowable():
+    """(variant, rule) of the built-ins' host rules a generated amendment may take: those needing
+    neither `super()` (bound to their own class) nor params or lifecycle steps of their variant."""
+    out = []
+    for name, v in sorted(builtins().items()):
+        if v.params or v.lifecycle_extra:
+            continue
+        for attr, f in vars(v).items():
+            if inspect.isfunction(f) and not attr.startswith("_") and "__class__" not in f.__code__.co_freevars:
+                out.append((name, attr))
+    return out
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(_borrowable()), min_size=1, max_size=2, unique_by=lambda x: x[1]))
+def test_generated_amendments(folder, picks):
+    body = {"name": "generated", "changes": "rules borrowed from built-ins"}
+    for name, attr in picks:
+        v = builtins()[name]
+        body.update({k: f for k, f in vars(v).items() if k.startswith("_") and not k.startswith("__")
+                     and inspect.isfunction(f)})       # the helpers its rules call
+        body[attr] = vars(v)[attr]
+    _same(type("Generated", (Amendment,), body), scopes.DEFAULT_HOST, folder)
+
+
+def test_a_stale_graph_is_built_again(folder, monkeypatch):
+    """The graph is keyed by the model's code: once that changes, the stored one is not used."""
+    sc = scopes.parse("host-small,max_interrupts=0,retry_reserve=0")
+    props = [p for p in load_catalogue().values() if p.area == "creation"]
+    builds = []
+    real = incremental.build
+    monkeypatch.setattr(incremental, "build", lambda *a: builds.append(1) or real(*a))
+    first = incremental.stored(sc, props, True, folder)
+    assert incremental.stored(sc, props, True, folder) is first and len(builds) == 1
+    incremental._LOADED.clear()
+    again = incremental.stored(sc, props, True, folder)
+    assert len(builds) == 1 and again.fps == first.fps            # read back from the file
+    monkeypatch.setattr(incremental, "model_hash", lambda: "another model")
+    incremental.stored(sc, props, True, folder)
+    assert len(builds) == 2
+
+
+def test_what_is_searched_from_scratch():
+    sc = scopes.parse(scopes.DEFAULT_HOST)
+    table = builtins()
+    assert incremental.scratch_reason(table["every-run-128-bits"], sc, True) == "the amendment changes params"
+    assert incremental.scratch_reason(table["cancel-race-completes"], sc, True) == \
+        "the amendment adds lifecycle transitions"
+    assert incremental.scratch_reason(table["always-task"], scopes.parse("host-pair"), True) == \
+        "the scope is bounded by depth"
+    assert incremental.scratch_reason(table["always-task"], sc, True) is None
+
+
+def test_a_raising_rule_is_the_same_fault(folder):
+    class Raises(Amendment):
+        name = "raises-on-cancel"
+
+        def on_request_cancelled(self, world, q, cause):
+            raise KeyError("boom")
+    sc, ps = _group(scopes.DEFAULT_HOST)
+    scratch = _judged(Raises, sc, ps, True, 600, None, None, None, True)
+    got = incremental.judged(Raises, sc, ps, True, 600, None, None, None, True, folder=folder)
+    assert got[0].fault is not None and got[0].how.startswith("incremental")
+    assert (got[0].fault.history, got[0].fault.where, got[0].fault.error) == \
+        (scratch[0].fault.history, scratch[0].fault.where, scratch[0].fault.error)
+    assert _summary(got) == _summary(scratch)

@@ -1,0 +1,557 @@
+"""An amendment searched incrementally, from the baseline's state graph stored on disk.
+
+The baseline's graph at a scope is built once per model version (`stored`): for each state its
+fingerprint, its encoding (`model.snapshot.encode`), the rules its move enumeration asked, and for
+each transition, in the search's move order, the move, the successor, the rules the transition asked
+(the step, `after_step`, the monitors and the property checks, which may ask rules too) and what the
+properties made of it: whose premise it reached, which failed, and whose check changed the monitor
+state. It is built with every property of the scope open (no property is closed at a violation) and
+the world's memo off, so that every rule a result depends on is asked, and recorded.
+
+An amendment that overrides rules only is then searched as `search.search` would, in the same order
+and with the same bookkeeping, but a transition whose stored record asked none of the overridden
+rules is taken from the store: the amendment's execution of it is the baseline's up to the first call
+of an overridden rule, and there was none. A transition is executed all the same when a property
+closed in this search changed the monitor state on it in the store (closed properties are no longer
+checked, so the successor differs), or when an open property failed on it (its message and
+bookkeeping come from the real checker). States the baseline never reached are expanded in full.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import os
+import pickle
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from model.harness import HarnessRules
+from model.rules import Rules
+from model.snapshot import clone, decode, encode, fingerprint
+from model.world import World, action_table
+from properties.base import step_facets
+
+from verifier.engines.bfs import fair
+from verifier.engines.bfs.search import (Checker, Search, _judged, _Stop, enabled_moves, fault_at, finish,
+                                          level_done, quiet_gc, verdicts_of)
+from verifier.runtime import interrupt, watchdog
+from verifier.runtime.budgets import TIME_CAP
+from verifier.runtime.worlds import make_world_for
+
+FORMAT = 2
+CACHE_ENV = "TASKMODEL_GRAPH_CACHE"
+ROOT = Path(__file__).resolve().parents[3]
+# The harness caches what `decode_task_ref` answered across states (`Harness._raw`), so the store
+# cannot tell which transitions depend on it.
+UNRECORDED = frozenset({"decode_task_ref"})
+# A graph larger than this is not stored (a scope given on the command line may be far larger than
+# the default ones, whose largest, composed-small, has about 212,000 states).
+MAX_STATES = 400_000
+
+
+class TooLarge(Exception):
+    """The baseline's graph at a scope is too large to store."""
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get(CACHE_ENV) or ROOT / "out" / "cache" / "graphs")
+
+
+def model_hash() -> str:
+    """The model's and the catalogue's code (built-in variants apart: they are not the baseline), read
+    once per process: close to the code it imported, whatever is edited later."""
+    if not _HASH:
+        _HASH.append(_hashed())
+    return _HASH[0]
+
+
+_HASH: list = []
+
+
+def _hashed() -> str:
+    h = hashlib.sha256(f"format {FORMAT}".encode())
+    for top in ("model", "properties"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            rel = path.relative_to(ROOT)
+            if rel.parts[:2] == ("model", "variants"):
+                continue
+            h.update(str(rel).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def store_key(scope, props, rename: bool) -> str:
+    """`SCOPE-MODEL`: a digest of the scope, its properties and symmetry, then of the model's code."""
+    text = repr((scope.name, sorted(scope.describe().items()), scope.composed, scope.depth,
+                 [p.name for p in props], scope.renames(rename, scope.params())))
+    return f"{hashlib.sha256(text.encode()).hexdigest()[:24]}-{model_hash()[:24]}"
+
+
+# ---- recording the rules asked --------------------------------------------------------------------
+_ASKED: set = set()
+
+
+def _methods(cls) -> dict:
+    """Every method of `cls` (private ones too: `_cascade` can be overridden)."""
+    return {n: f for n, f in inspect.getmembers(cls, inspect.isfunction) if not n.startswith("__")}
+
+
+def _recording(cls, names, prefix: str = ""):
+    """A subclass of `cls` whose methods `names` add their name to `_ASKED` when asked."""
+    def wrap(name, f):
+        key = prefix + name
+
+        @functools.wraps(f)
+        def asked(self, *args, **kw):
+            _ASKED.add(key)
+            return f(self, *args, **kw)
+        return asked
+    return type(cls.__name__, (cls,), {n: wrap(n, getattr(cls, n)) for n in names})
+
+
+def overridden(variant) -> frozenset:
+    """The rules (harness rules as `harness.NAME`) a variant replaces."""
+    out = {n for n, f in _methods(Rules).items() if getattr(variant, n) is not f}
+    hr = getattr(variant, "harness_rules", None)
+    if hr is not None:
+        out |= {f"harness.{n}" for n, f in _methods(HarnessRules).items() if getattr(hr, n) is not f}
+    return frozenset(out)
+
+
+class _Unmemoized(World):
+    """The baseline's world for the store: every memo rebuilt, so that every rule is asked where its
+    answer is used (a memo hit would hide a rule the moves depend on)."""
+
+    def memo(self, name, key, build):
+        return build()
+
+
+# ---- the stored graph -----------------------------------------------------------------------------
+@dataclass
+class Stored:
+    key: str
+    fps: list = field(default_factory=list)        # state -> fingerprint
+    codes: list = field(default_factory=list)      # state -> encode(world), compressed over `zdict`
+    zdict: bytes = b""                             # encodings of early states: later ones share most of it
+    asked: list = field(default_factory=list)      # state -> id of the rules its enumeration asked
+    info: list = field(default_factory=list)       # state -> fair.state_info (liveness) or None
+    edges: list = field(default_factory=list)      # state -> [(name, args, successor, rules id, outcome id)]
+    rulesets: list = field(default_factory=list)   # id -> frozenset of rule names
+    outcomes: list = field(default_factory=list)   # id -> (premised, failed, writers, forms)
+    seconds: float = 0.0                           # to build
+    index: dict = field(default_factory=dict, repr=False)   # fingerprint -> state (rebuilt on load)
+
+    def transitions(self) -> int:
+        return sum(len(e) for e in self.edges)
+
+
+class _Interner:
+    def __init__(self, table: list):
+        self.table, self.ids = table, {}
+
+    def __call__(self, value) -> int:
+        got = self.ids.get(value)
+        if got is None:
+            got = self.ids[value] = len(self.table)
+            self.table.append(value)
+        return got
+
+
+def _changed_monitor_state(before: dict, after: dict) -> bool:
+    """Whether a check changed the monitor state (fact keys without a "."): values are copied on
+    write (`model.facts`), so an unchanged value is the same object."""
+    if before.keys() != after.keys():
+        return any("." not in k for k in before.keys() ^ after.keys())
+    return any(v is not before[k] and "." not in k and repr(v) != repr(before[k]) for k, v in after.items())
+
+
+def build(scope, props, rename: bool) -> Stored:
+    """The baseline's whole graph at `scope` (complete: the scope must bound it), every property open."""
+    started = time.monotonic()
+    rename = scope.renames(rename, scope.params())
+    st = Stored(store_key(scope, props, rename))
+    ruleset, outcome = _Interner(st.rulesets), _Interner(st.outcomes)
+    rules_cls = _recording(Rules, _methods(Rules))
+    harness_cls = _recording(HarnessRules, _methods(HarnessRules), "harness.") if scope.composed else None
+    params = scope.params()
+    table = action_table()
+    names = list(table)
+    live = [p for p in props if p.kind == "liveness"]
+    safety = [p for p in props if p.kind != "liveness"]
+    monitors = [p.monitor for p in live if p.monitor is not None]
+    entries = [(p.name, p.premise, p.check, p) for p in safety]
+    todo_by: dict = {}
+    w0 = _Unmemoized(params, rules_cls(), harness=scope.composed, harness_rules=harness_cls)
+    frontier = [w0]
+    st.index[fingerprint(w0, rename)] = 0
+    st.fps.append(fingerprint(w0, rename))
+    here = [None, None]
+    packer = _Packer(st)
+    with quiet_gc():
+        while frontier:
+            nxt = []
+            for w in frontier:
+                interrupt.check()
+                _ASKED.clear()
+                enabled = enabled_moves(w, table, names, here)
+                st.info.append(fair.state_info(w, live, enabled) if live else None)
+                st.asked.append(ruleset(frozenset(_ASKED)))
+                packer.add(encode(w))
+                edges = []
+                for name, moves in enabled.items():
+                    for args in moves:
+                        _ASKED.clear()
+                        c = clone(w)
+                        step = c.apply(name, args, check=False, say=False)
+                        for m in monitors:
+                            m(c, step)
+                        if c.depth > 1:
+                            key = (step_facets(c, step), name)
+                            todo = todo_by.get(key)
+                            if todo is None:
+                                todo = todo_by[key] = [e for e in entries if e[3].may_read(*key)]
+                        else:
+                            todo = entries
+                        premised, failed, writers = [], [], []
+                        for pname, pre, check, _ in todo:
+                            c.facts.fork()      # this world owns no value: a change makes a new one
+                            before = c.facts.plain()
+                            if pre is not None and pre(c, step):
+                                premised.append(pname)
+                            if check(c, step):
+                                failed.append(pname)
+                            if _changed_monitor_state(before, c.facts.plain()):
+                                writers.append(pname)
+                        f = fingerprint(c, rename)
+                        sid = st.index.get(f)
+                        if sid is None:
+                            sid = st.index[f] = len(st.fps)
+                            st.fps.append(f)
+                            nxt.append(c)
+                            if sid >= MAX_STATES:
+                                raise TooLarge(f"the baseline's graph at {scope.name} has more than {MAX_STATES} states")
+                        edges.append((name, args, sid, ruleset(frozenset(_ASKED)),
+                                      outcome((frozenset(premised), frozenset(failed), frozenset(writers),
+                                               tuple(step.forms)))))
+                st.edges.append(edges)
+            frontier = nxt
+    packer.close()
+    st.seconds = time.monotonic() - started
+    return st
+
+
+class _Packer:
+    """Compresses the states' encodings over a dictionary made of the first states' (states differ
+    from one another in a few records: over it a state takes about a fifth of its size alone)."""
+    FIRST = 256
+
+    def __init__(self, st: Stored):
+        self.st, self.held = st, []          # encodings waiting for the dictionary
+
+    def add(self, data: bytes) -> None:
+        if self.st.zdict:
+            self.st.codes.append(self._pack(data))
+            return
+        self.held.append(data)
+        self.st.codes.append(None)
+        if len(self.held) >= self.FIRST:
+            self.close()
+
+    def close(self) -> None:
+        if self.st.zdict:
+            return
+        self.st.zdict = b"".join(self.held[-16:])[-32768:] or b"\0"
+        start = len(self.st.codes) - len(self.held)
+        for i, data in enumerate(self.held):
+            self.st.codes[start + i] = self._pack(data)
+        self.held = []
+
+    def _pack(self, data: bytes) -> bytes:
+        c = zlib.compressobj(6, zdict=self.st.zdict)
+        return c.compress(data) + c.flush()
+
+
+def stored(scope, props, rename: bool, folder: Path | None = None) -> Stored:
+    """The stored graph of the baseline at `scope` for `props`, built (and written) when there is none
+    for this model's code, scope and properties."""
+    key = store_key(scope, props, rename)
+    folder = Path(folder) if folder is not None else cache_dir()
+    path = folder / f"{key}.pickle"
+    got = _LOADED.get(path)
+    if got is not None and path.is_file() and got[0] == path.stat().st_mtime_ns:
+        return got[1]
+    st = None
+    if path.is_file():
+        try:
+            with quiet_gc(), open(path, "rb") as fh:
+                st = pickle.load(fh)
+            if not isinstance(st, Stored) or st.key != key:
+                st = None
+        except Exception:       # a torn or foreign file: built again below
+            st = None
+        if st is not None:
+            st.index = {f: i for i, f in enumerate(st.fps)}
+    too_large = path.with_suffix(".too-large")
+    if st is None and too_large.is_file():
+        raise TooLarge(too_large.read_text())
+    if st is None:
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            st = build(scope, props, rename)
+        except TooLarge as e:       # remembered: the next check does not try again
+            too_large.write_text(str(e))
+            raise
+        index, st.index = st.index, {}
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        with quiet_gc(), open(tmp, "wb") as fh:
+            pickle.dump(st, fh, protocol=5)
+        os.replace(tmp, path)
+        st.index = index
+        for old in folder.glob(f"{key.split('-')[0]}-*"):    # the same scope's graphs of other model code
+            if old.suffix in (".pickle", ".too-large") and old != path:
+                old.unlink(missing_ok=True)
+    _LOADED.clear()             # one graph at a time: they are large
+    _LOADED[path] = (path.stat().st_mtime_ns, st)
+    return st
+
+
+_LOADED: dict = {}      # path -> (its mtime, the graph): a process searching several amendments loads once
+
+
+# ---- the incremental search -----------------------------------------------------------------------
+def scratch_reason(variant, scope, rename: bool) -> str | None:
+    """Why this amendment at this scope is searched from scratch (None: it can be incremental)."""
+    if variant is None:
+        return "the baseline itself"
+    if getattr(variant, "params", None):
+        return "the amendment changes params"
+    if getattr(variant, "lifecycle_extra", ()):
+        return "the amendment adds lifecycle transitions"
+    if scope.depth is not None:
+        return "the scope is bounded by depth"
+    if scope.renames(rename, scope.params()):
+        return "the scope renames request ids"
+    if not overridden(variant):
+        return "the amendment overrides no rule"
+    if scope.composed and overridden(variant) & UNRECORDED:
+        return "the amendment overrides decode_task_ref, which the harness caches across states"
+    return None
+
+
+@dataclass
+class Work:
+    """What the incremental search took from the store and what it executed."""
+    executed: int = 0                 # transitions executed
+    enumerated: int = 0               # states whose moves were enumerated
+    asked: dict = field(default_factory=dict)      # overridden rule -> executed transitions that asked it
+    differed: dict = field(default_factory=dict)   # overridden rule -> of those, successors unlike the store's
+
+
+def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool = False,
+           deadline: float | None = None, max_states: int | None = None, progress=None, want_graph: bool = True,
+           max_depth: int | None = None, every: float = 2.0):
+    """`search.search(make_world, props, scope, ...)` with guards on, from the stored graph `st` of
+    the baseline: (the Search, its Work). `make_world` builds the amendment's initial world, whose
+    rules `over` names the overrides of (recorded here as asked)."""
+    started = time.monotonic()
+    table = action_table()
+    names = list(table)
+    s = Search(scope, started=started)
+    props = list(props)
+    live = [p for p in props if p.kind == "liveness"]
+    safety = [p for p in props if p.kind != "liveness"]
+    checker = Checker(safety, s, "on")
+    monitors = [p.monitor for p in live if p.monitor is not None]
+    dog = watchdog.current()
+    work = Work(asked={r: 0 for r in sorted(over)}, differed={r: 0 for r in sorted(over)})
+    w0 = make_world()           # also the template stored states are rebuilt over
+    f0 = fingerprint(w0, rename)
+    seen = {f0: 0}
+    s.parents.append(-1)
+    s.moves.append(None)
+    graph = fair.Graph() if (live and want_graph) else None
+    frontier = [(0, w0, st.index.get(f0))]
+    last_report = started
+    here = ["the enabled moves", None]
+    fps, edges_of, rulesets, outcomes = st.fps, st.edges, st.rulesets, st.outcomes
+    clean_rules = [not (r & over) for r in rulesets]
+    openness: list = [None, None, None]     # (checker.open it was made for, open names, closed names)
+    all_names = frozenset(p.name for p in safety)
+
+    def open_closed():
+        if openness[0] is not checker.open:
+            opened = frozenset(x[0] for x in checker.open)
+            openness[:] = [checker.open, opened, all_names - opened]
+        return openness[1], openness[2]
+
+    def executed(w, name, args, sid, stored_edge):
+        """A transition taken on a clone, as `search.successors` takes it: (successor, fingerprint)."""
+        here[0], here[1] = name, args
+        _ASKED.clear()
+        c = clone(w)
+        step = c.apply(name, args, check=False, say=False)
+        s.generated += 1
+        s.actions[name] = s.actions.get(name, 0) + 1
+        for f in step.forms:
+            s.forms[f] = s.forms.get(f, 0) + 1
+        for m in monitors:
+            m(c, step)
+        if checker.open:
+            checker.check(c, step, sid, name, args)
+        f = fingerprint(c, rename)
+        work.executed += 1
+        for r in _ASKED:
+            work.asked[r] += 1
+            if stored_edge is not None and fps[stored_edge[2]] != f:
+                work.differed[r] += 1
+        return c, f
+
+    try:
+        with quiet_gc():
+            while frontier:
+                nxt = []
+                for sid, w, g in frontier:
+                    interrupt.check()
+                    out_edges = [] if graph is not None else None
+                    try:
+                        with dog.bounded():
+                            if g is not None and clean_rules[st.asked[g]]:
+                                moves = edges_of[g]
+                                if graph is not None:
+                                    graph.add_state(sid, st.info[g])
+                            else:
+                                if w is None:
+                                    w = _decoded(st, g, w0, s.depth)
+                                _ASKED.clear()
+                                enabled = enabled_moves(w, table, names, here)
+                                if graph is not None:
+                                    graph.add_state(sid, fair.state_info(w, live, enabled))
+                                work.enumerated += 1
+                                for r in _ASKED:
+                                    work.asked[r] += 1
+                                known = {} if g is None else {_move(e[0], e[1]): e for e in edges_of[g]}
+                                moves = [known.get(_move(n, a)) or (n, a, None, None, None)
+                                         for n, ms in enabled.items() for a in ms]
+                                if g is not None and (len(moves) != len(known) or any(m[2] is None for m in moves)):
+                                    for r in _ASKED:       # the moves themselves differ from the baseline's
+                                        work.differed[r] += 1
+                            for name, args, succ, rid, oid in moves:
+                                reuse = succ is not None and clean_rules[rid]
+                                if reuse:
+                                    premised, failed, writers, forms = outcomes[oid]
+                                    opened, closed = open_closed()
+                                    reuse = not (writers & closed) and not (failed & opened)
+                                if reuse:
+                                    s.generated += 1
+                                    s.actions[name] = s.actions.get(name, 0) + 1
+                                    for f in forms:
+                                        s.forms[f] = s.forms.get(f, 0) + 1
+                                    if checker.open:
+                                        for pname in premised & opened:
+                                            s.premise[pname] = s.premise.get(pname, 0) + 1
+                                    f, c, cg = fps[succ], None, succ
+                                else:
+                                    if w is None:
+                                        w = _decoded(st, g, w0, s.depth)
+                                    c, f = executed(w, name, args, sid, (name, args, succ) if succ is not None else None)
+                                    cg = st.index.get(f)
+                                cid = seen.get(f)
+                                if cid is None:
+                                    cid = seen[f] = len(s.moves)
+                                    s.parents.append(sid)
+                                    s.moves.append((name, args))
+                                    nxt.append((cid, c, cg))
+                                if out_edges is not None:
+                                    out_edges.append((cid, name, args))
+                    except (KeyboardInterrupt, _Stop):
+                        raise
+                    except BaseException as e:      # an amendment's rule or the model raised, exited or hung
+                        s.fault = fault_at(s, sid, here, e)
+                        raise _Stop from None
+                    if graph is not None:
+                        graph.add_edges(sid, out_edges)
+                    now = time.monotonic()
+                    if progress is not None and now - last_report >= every:
+                        last_report = now
+                        s.distinct, s.elapsed = len(s.moves), now - started
+                        progress(s, len(nxt) + len(frontier))
+                    if deadline is not None and now > deadline:
+                        s.capped = TIME_CAP
+                        raise _Stop
+                    if max_states is not None and len(s.moves) > max_states:
+                        s.capped = f"{max_states} states"
+                        raise _Stop
+                frontier = nxt
+                if level_done(s, frontier, max_depth, safety, checker.open, live):
+                    raise _Stop
+        s.complete = True
+        s.depth -= 1
+    except _Stop:
+        pass
+    finish(s, safety, live, graph)
+    return s, work
+
+
+def _move(name: str, args: dict) -> tuple:
+    return name, repr(sorted(args.items()))
+
+
+def _decoded(st: Stored, g: int, template, depth: int):
+    """A stored state rebuilt under the amendment's rules, at this search's depth for it."""
+    d = zlib.decompressobj(zdict=st.zdict)
+    w = decode(d.decompress(st.codes[g]) + d.flush(), template)
+    w.depth = depth
+    return w
+
+
+def judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow=False, folder=None):
+    """`search._judged`, incrementally from the baseline's stored graph where the amendment allows
+    it (`scratch_reason`); the Search says which (`Search.how`)."""
+    reason = scratch_reason(variant, scope, rename)
+    if reason is not None:
+        s, verdicts, counts = _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow)
+        s.how = f"from scratch: {reason}"
+        return s, verdicts, counts
+    try:
+        st = stored(scope, props, rename, folder)
+    except TooLarge as e:
+        s, verdicts, counts = _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow)
+        s.how = f"from scratch: {e}"
+        return s, verdicts, counts
+    until = time.monotonic() + seconds      # the graph is built once per model version: not the search's time
+    over = overridden(variant)
+    recorder, searched = None, variant
+    if shadow:
+        from verifier.runtime.shadow import instrument
+        searched, recorder = instrument(variant)
+    searched = _recording(searched, [n for n in over if not n.startswith("harness.")])
+    client = [n[len("harness."):] for n in over if n.startswith("harness.")]
+    if client:
+        searched = type(searched.__name__, (searched,), {
+            "harness_rules": _recording(searched.harness_rules, client, "harness.")})
+    make = make_world_for(searched, scope)
+    bound = min(d for d in (max_depth, scope.depth) if d is not None) if (max_depth or scope.depth) else None
+    s, work = search(make, props, scope, st, over, rename=scope.renames(rename, scope.params()),
+                     deadline=until, max_states=max_states, progress=progress, max_depth=bound)
+    total = s.generated
+    s.how = f"incremental from the stored baseline graph ({work.executed} of {total} transitions re-executed)"
+    s.work = work
+    idle = unexercised(s)
+    if idle:
+        s.how += f"; {', '.join(idle)} unexercised at scope {scope.name} (complete)"
+    if s.fault is not None:      # as `search._judged` tells it
+        from verifier.runtime.replay import fault_of_moves
+        from verifier.runtime.worlds import guarded_factory
+        s.fault = fault_of_moves(guarded_factory(make), s.fault.history, props) or s.fault
+    return s, verdicts_of(s, make, props), (recorder.summary() if recorder is not None else None)
+
+
+def unexercised(s: Search) -> list[str]:
+    """At a complete incremental search: the overrides never asked on an executed transition, or
+    whose every executed transition led where the baseline's did."""
+    work = getattr(s, "work", None)
+    if work is None or not s.complete:
+        return []
+    return [r for r in work.asked if not work.asked[r] or not work.differed[r]]
