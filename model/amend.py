@@ -254,10 +254,17 @@ def _rule_problem(cls, rules: dict) -> str | None:
         func = value if inspect.isfunction(value) else getattr(value, "__func__", None) or value.fget
         if attr not in rules:
             return f"{_where(func)}: {attr!r} is not a rule of the model (see `taskmodel rules`)"
-        want = list(rules[attr].parameters)
-        got = list(inspect.signature(value).parameters)
-        if got != want:
-            return f"{_where(value)}: rule {attr!r} takes ({', '.join(want)}), not ({', '.join(got)})"
+        want, got = rules[attr].parameters.values(), inspect.signature(value)
+        if [(p.name, p.kind) for p in got.parameters.values()] != [(p.name, p.kind) for p in want]:
+            return f"{_where(value)}: rule {attr!r} takes ({', '.join(p.name for p in want)}), not {got}"
+        # Called, such a rule returns a coroutine or a generator, never its answer: the model would
+        # act on that object and the verdicts would be about a rule that never ran.
+        inner = inspect.unwrap(value)
+        for test, what in ((inspect.iscoroutinefunction, "an async def"),
+                           (inspect.isasyncgenfunction, "an async generator"),
+                           (inspect.isgeneratorfunction, "a generator (it yields)")):
+            if test(inner):
+                return f"{_where(value)}: rule {attr!r} must be a plain method that returns its answer, not {what}"
     return None
 
 
@@ -286,6 +293,9 @@ def validate(cls: type, catalogue_ids: dict[str, str] | None = None) -> None:
         problem = check()
         if problem:
             raise AmendmentError(f"{_where(cls, attr)}: {problem}")
+    problem = _harness_rule_problem(cls.harness_rules)
+    if problem:
+        raise AmendmentError(problem)
 
 
 def _harness_problem(harness_rules) -> str | None:
@@ -293,6 +303,22 @@ def _harness_problem(harness_rules) -> str | None:
     if harness_rules is None or (inspect.isclass(harness_rules) and issubclass(harness_rules, HarnessRules)):
         return None
     return "`harness_rules` must be a subclass of model.harness.HarnessRules"
+
+
+def _harness_rule_problem(harness_rules) -> str | None:
+    """The harness's rules are overridden as the host's are: plain methods with the baseline's signature."""
+    from .harness import HarnessRules
+    if harness_rules is None:
+        return None
+    rules = {n: inspect.signature(f) for n, f in inspect.getmembers(HarnessRules, inspect.isfunction)
+             if not n.startswith("_")}
+    for cls in harness_rules.__mro__:
+        if cls is HarnessRules:
+            break
+        problem = _rule_problem(cls, rules)
+        if problem:
+            return problem
+    return None
 
 
 # ---- an author's file ---------------------------------------------------------------------------

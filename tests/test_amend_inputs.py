@@ -126,6 +126,38 @@ def test_rule_overrides_that_are_not_plain_methods(tmp_path, body, line, what):
     assert "must be a plain method `def " in msg and "(self, world, " in msg, msg
 
 
+@pytest.mark.parametrize("rule, what", [
+    ("    async def can_read(self, world, subject, run):\n        return True\n", "not an async def"),
+    ("    def can_read(self, world, subject, run):\n        yield True\n", "not a generator (it yields)"),
+    ("    async def can_read(self, world, subject, run):\n        yield True\n", "not an async generator"),
+    ("    def after_step(self, world):\n        yield from ()\n", "not a generator (it yields)"),
+])
+def test_a_rule_that_never_runs_when_called_is_refused(tmp_path, rule, what):
+    """Called, an async or generator rule returns a coroutine or a generator: the model would act on
+    that object, and every verdict would be about a rule that never ran."""
+    msg = refused(tmp_path, rule)
+    assert msg.startswith("amend.py:6: rule ") and msg.endswith(what), msg
+
+
+@pytest.mark.parametrize("signature, shown", [
+    ("self, world, subject, *run", "(self, world, subject, *run)"),
+    ("self, world, subject, run, **kw", "(self, world, subject, run, **kw)"),
+    ("self, world, run", "(self, world, run)"),
+    ("self, world, subject, *, run", "(self, world, subject, *, run)"),
+])
+def test_a_rule_with_another_signature_is_refused(tmp_path, signature, shown):
+    msg = refused(tmp_path, f"    def can_read({signature}):\n        return True\n")
+    assert msg == f"amend.py:6: rule 'can_read' takes (self, world, subject, run), not {shown}", msg
+
+
+def test_a_harness_rule_is_checked_as_a_host_rule_is(tmp_path):
+    head = ("from model.amend import Amendment\nfrom model.harness import HarnessRules\n\n\n"
+            "class H(HarnessRules):\n    async def tasks_offered(self, world, client, server):\n        return True\n\n\n"
+            "class A(Amendment):\n    name = 'my-a'\n    harness_rules = H\n")
+    msg = refused(tmp_path, "", head=head)
+    assert msg.startswith("amend.py:6: rule 'tasks_offered' must be a plain method") and "async def" in msg, msg
+
+
 def test_a_public_staticmethod_that_is_no_rule_is_refused(tmp_path):
     msg = refused(tmp_path, "    @staticmethod\n    def helper():\n        return 1\n")
     assert msg.startswith("amend.py:6: 'helper' is not a rule"), msg

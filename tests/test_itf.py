@@ -240,3 +240,49 @@ def test_every_committed_trace_is_typed_itf_and_round_trips_through_itf_py(path)
     if not again.get("params") and "params" not in data:
         again.pop("params")
     assert canonical(again) == canonical(data)
+
+
+# ---- reading a trace back: strictly, as a stream, compared state by state ----------------------------
+@pytest.mark.parametrize("chunk", [1, 7, 4096])
+def test_the_stream_reader_reads_what_json_reads_whatever_the_chunk(lost, monkeypatch, chunk):
+    from verifier.writers import itf_read
+    folder, data = lost
+    monkeypatch.setattr(itf_read, "CHUNK", chunk)
+    trace = itf_read.TraceFile(folder / "trace.itf.json")
+    head = trace.check()
+    assert head.steps == len(data["states"]) - 1 and head.meta["property"] == "e2e-orphan-task"
+    assert list(trace.states()) == data["states"]
+
+
+@pytest.mark.parametrize("change, place", [
+    (lambda d: d["states"][2].update(clock={"#bigint": 3}), "states[2].clock: #bigint holds an integer"),
+    (lambda d: d["states"][1].update(effects={"#unserializable": "x"}), "states[1].effects: #unserializable is not"),
+    (lambda d: d["states"][3]["runs"]["#map"][0][1].update(log={"#tup": "x"}), "states[3].runs[\"acme/"),
+    (lambda d: d["states"][1]["#meta"].update(action="teleport"), "states[1].#meta.action: 'teleport' is not an action"),
+    (lambda d: d["#meta"].update(property="no-such-property"), "#meta.property: 'no-such-property' names no property"),
+    (lambda d: d.update(states={}), "states: must be an array, not an object"),
+    (lambda d: d.update(loop=None), "loop: must be the index of one of the 4 states, not null"),
+])
+def test_a_malformed_trace_names_the_place(lost, tmp_path, change, place):
+    from verifier.writers import itf_read
+    _, data = lost
+    data = json.loads(json.dumps(data))
+    change(data)
+    (tmp_path / "t.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(itf_read.TraceError) as e:
+        itf_read.TraceFile(tmp_path / "t.json").check()
+    assert str(e.value).startswith(place), str(e.value)
+
+
+def test_a_state_that_differs_from_the_one_recorded_is_named_at_its_first_difference(lost):
+    _, data = lost
+    world = world_factory(None)()
+    for step in data["states"][1:3]:
+        world.apply(step["#meta"]["action"], step["#meta"]["args"], check=False)
+    recorded = json.loads(json.dumps(data["states"][2]))
+    assert itf.difference(recorded, world) is None
+    recorded["runs"]["#map"][0][1]["status"] = "cancelled"
+    key = recorded["runs"]["#map"][0][0]
+    assert itf.difference(recorded, world) == f'runs["{key}"].status: recorded "cancelled", reached "pending"'
+    recorded["clock"] = {"#bigint": "7"}
+    assert itf.difference(recorded, world) == "clock: recorded 7, reached 0"

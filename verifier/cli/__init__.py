@@ -1,8 +1,9 @@
 """`taskmodel`: list the catalogue, check the model and its variants, replay traces, run the gate.
 
 The command line, the top room: it parses, calls engines and writers, prints and chooses the exit
-code, and is the only layer that does. `commands` holds the subcommands; `gate` the regression
-gate, `gate_jobs` one variant's work for it and `gate_cluster` that work on a pool;
+code, and is the only layer that does. `preflight` refuses bad flags and unwritable outputs before
+any command works; `commands` holds the subcommands; `gate` the regression gate, `gate_jobs` one
+variant's work for it and `gate_cluster` that work on a pool;
 `replay_command`, `swarm_command` (with `swarm_store`, its shared database) and
 `validate_command` the commands of the same names.
 """
@@ -13,7 +14,7 @@ import sys
 
 from verifier.runtime.budgets import (DEFAULT_CAP, DEFAULT_EXAMPLES, DEFAULT_RLIMIT, DEFAULT_Z3_CAP,
                                       EXAMPLES_PER_CHUNK)
-from verifier.runtime.exitcodes import EXIT_FAULT, EXIT_OK, EXIT_UNDETERMINED, EXIT_USAGE, UsageError
+from verifier.runtime.exitcodes import EXIT_FAULT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 
 EXIT_CODES = """exit codes:
   0  every property holds within the stated bounds and budget (known gaps shown as expected)
@@ -23,6 +24,7 @@ EXIT_CODES = """exit codes:
   3  bad usage or input (one line naming it); also `taskmodel` with no command
   4  a fault at run time: an amendment's rule or the model raised, called sys.exit, or used more
      CPU time than --step-timeout in one step (reported with its file and line and the steps that led to it)
+  130 interrupted (Ctrl-C): the run stops, files already written stay whole
 with `check --expect`: 0 exactly when every expectation of the variant is met, else 1 (4 on a fault)"""
 
 
@@ -76,6 +78,8 @@ def build_parser() -> Parser:
     ck.add_argument("--no-symmetry", action="store_true",
                     help="bfs: do not merge states that differ only in the order independent requests were sent")
     ck.add_argument("--jobs", type=int, default=2, help="bfs: worker processes, one per scope (default 2)")
+    ck.add_argument("--incremental", action="store_true",
+                    help="bfs: search an amendment from the baseline's state graph, stored once per model version")
     ck.add_argument("--cluster", default=None, metavar="auto|ADDRESS",
                     help="bfs: search on a Ray cluster; " + CLUSTER_HELP)
     ck.add_argument("--depth", type=int, default=None,
@@ -163,7 +167,20 @@ def _version() -> str:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    from verifier.runtime import interrupt
+    try:
+        with interrupt.honoured():
+            code = _main(sys.argv[1:] if argv is None else list(argv))
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+    # An interrupt that landed where Python ignores exceptions still ends the run as interrupted.
+    if code == EXIT_INTERRUPTED or interrupt.requested():
+        print("taskmodel: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return code
+
+
+def _main(argv: list[str]) -> int:
     args = None
     try:
         if argv and argv[0] in ("diagrams", "report"):
@@ -187,6 +204,8 @@ def main(argv=None) -> int:
         if getattr(args, "no_counterexamples", False):
             args.counterexamples = None
         from verifier.cli import commands
+        from verifier.cli.preflight import preflight
+        preflight(args)
         return getattr(commands, f"cmd_{args.command}")(args)
     except UsageError as e:
         print(str(e).splitlines()[0] if str(e) else "taskmodel: bad usage", file=sys.stderr)
@@ -194,8 +213,7 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except KeyboardInterrupt:
-        print("taskmodel: interrupted", file=sys.stderr)
-        return EXIT_UNDETERMINED
+        return EXIT_INTERRUPTED
     except (Exception, SystemExit) as e:
         # Model or amendment code that raised (or called sys.exit) outside an engine's guard: a fault,
         # in one line; never a traceback unless asked for, never a pass.

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from verifier.runtime.exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
 from verifier.runtime.files import write_atomic
-from verifier.cli.gate_jobs import explore_one, variant_of
+from verifier.cli.gate_jobs import explore_one, search_plan, variant_of
 
 DEFAULTS = {"seed": 0, "chunks": 6, "examples_per_chunk": 25, "steps": 40, "budget_cap": 120,
             "bfs": False, "bfs_budget_cap": 300,     # a manifest opts in to the exhaustive search ("bfs": true)
@@ -144,17 +144,69 @@ def compare(name: str, recorded: dict | None, got: dict) -> list[str]:
     return out
 
 
+_COUNT = {"type": "integer", "minimum": 0}
+_COUNTS = {"type": "object", "additionalProperties": _COUNT}
+_NAMES = {"type": "object", "additionalProperties": {"type": "string"}}
+_SETTINGS = {
+    "seed": {"type": "integer"}, "chunks": {"type": "integer", "minimum": 1, "maximum": 100_000},
+    "examples_per_chunk": {"type": "integer", "minimum": 1, "maximum": 100_000},
+    "steps": {"type": "integer", "minimum": 1, "maximum": 1000},
+    "budget_cap": {"type": "number", "exclusiveMinimum": 0, "maximum": 86_400}, "bfs": {"type": "boolean"},
+    "bfs_budget_cap": {"type": "number", "exclusiveMinimum": 0, "maximum": 86_400},
+    "coverage_factor": {"type": "number", "exclusiveMinimum": 0},
+}
+# The manifest's shape: what the gate reads, with the types it reads them as (`_record` writes it).
+MANIFEST_SCHEMA = {
+    "type": "object", "additionalProperties": False,
+    "properties": {
+        "settings": {"type": "object", "additionalProperties": False, "properties": {
+            **_SETTINGS,
+            "per_variant": {"type": "object", "additionalProperties": {
+                "type": "object", "additionalProperties": False, "properties": {
+                    **_SETTINGS,
+                    "bfs_scopes": {"type": "object", "additionalProperties": {
+                        "type": "array", "items": {"type": "string"}}}}}}}},
+        "variants": {"type": "object", "additionalProperties": {
+            "type": "object", "required": ["verdicts"], "additionalProperties": False, "properties": {
+                "verdicts": _NAMES, "lengths": _COUNTS,
+                "coverage": {"type": "object", "additionalProperties": False,
+                             "properties": {"premises": _COUNTS, "actions": _COUNTS}},
+                "bfs": {"type": "object", "additionalProperties": {
+                    "type": "object", "required": ["verdicts"], "properties": {
+                        "distinct": _COUNT, "generated": _COUNT, "depth": _COUNT, "complete": {"type": "boolean"},
+                        "settled": {"type": "boolean"}, "bounded": {"type": "boolean"},
+                        "verdicts": _NAMES, "lengths": _COUNTS}}}}}},
+    },
+}
+
+
+def manifest_path(args) -> Path:
+    """The manifest this run reads (and, with --record, writes)."""
+    own = getattr(args, "variants", None)
+    if own and args.manifest == BUILTIN_MANIFEST:
+        return default_manifest(own)
+    return Path(args.manifest)
+
+
 def _load_manifest(path: Path, record: bool) -> dict:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    from verifier.runtime.strict_json import JsonProblem, loads
     if not path.exists():
         if not record:
             raise UsageError(f"taskmodel: {path}: no manifest (record one with `taskmodel gate --record`)")
         return {"settings": dict(DEFAULTS), "variants": {}}
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        manifest["settings"] = {**DEFAULTS, **manifest.get("settings", {})}
-        manifest.setdefault("variants", {})
-    except (ValueError, AttributeError, TypeError, OSError) as e:
+        manifest = loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, JsonProblem) as e:
         raise UsageError(f"taskmodel: {path}: not a gate manifest ({e})") from None
+    error = best_match(Draft202012Validator(MANIFEST_SCHEMA).iter_errors(manifest))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "the top level"
+        raise UsageError(f"taskmodel: {path}: not a gate manifest: at {where}: {error.message}"[:300])
+    manifest["settings"] = {**DEFAULTS, **manifest.get("settings", {})}
+    manifest.setdefault("variants", {})
     return manifest
 
 
@@ -162,26 +214,32 @@ def run_gate(args) -> int:
     own = getattr(args, "variants", None)
     if own:
         specs = own_variants(own)
-        manifest_path = default_manifest(own) if args.manifest == BUILTIN_MANIFEST else Path(args.manifest)
     else:
         from model.variants import builtins
         specs = {n: n for n in ["baseline", *sorted(builtins())]}
-        manifest_path = Path(args.manifest)
-    manifest = _load_manifest(manifest_path, args.record)
+    path = manifest_path(args)
+    manifest = _load_manifest(path, args.record)
     settings = manifest["settings"]
-    if args.budget:
+    if args.budget is not None:
         settings["budget_cap"] = args.budget
     names = list(specs)
-    if args.only:
+    if args.only is not None:
         unknown = [n for n in args.only if n not in names]
         if unknown:
             raise UsageError(f"taskmodel: unknown variant {unknown[0]!r}")
         names = [n for n in names if n in args.only]
-    started = time.monotonic()
     # A variant whose expected refutation needs a longer search gets its own settings
     # (`settings["per_variant"][name]`, e.g. more chunks); the longest start first.
     mine = {n: {**settings, **settings.get("per_variant", {}).get(n, {})} for n in names}
     order = sorted(names, key=lambda n: -mine[n]["chunks"] * mine[n]["steps"])
+    classes = {n: variant_of(specs[n]) for n in names}
+    for n in names:             # each variant's own scopes, refused here rather than in a worker
+        if mine[n].get("bfs"):
+            try:
+                search_plan(classes[n], mine[n])
+            except UsageError as e:
+                raise UsageError(f"taskmodel: {path}: {n}: {str(e).removeprefix('taskmodel: ')}") from None
+    started = time.monotonic()
     cluster = None
     if getattr(args, "cluster", None):
         from verifier.engines.cluster import ray_pool
@@ -191,10 +249,9 @@ def run_gate(args) -> int:
         with cluster:
             done = explore_all(cluster, order, specs, mine)
     else:
-        with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             done = dict(zip(order, pool.map(explore_one, [specs[n] for n in order], [mine[n] for n in order])))
     results = [done[n] for n in names]
-    classes = {n: variant_of(specs[n]) for n in names}
     problems, undetermined, starved = [], [], []
     for got in results:
         name = got["variant"]
@@ -233,7 +290,7 @@ def run_gate(args) -> int:
         print(f"taskmodel: {refusal}", file=sys.stderr)
         return EXIT_REFUTED if problems else EXIT_UNDETERMINED
     if args.record or args.write:
-        _record(manifest_path, manifest, results, classes, update_manifest=args.record)
+        _record(path, manifest, results, classes, update_manifest=args.record)
     if problems:
         return EXIT_REFUTED
     return EXIT_UNDETERMINED if undetermined else EXIT_OK
@@ -253,7 +310,7 @@ def _refusal(args, problems: list[str], results: list[dict]) -> str | None:
     return None
 
 
-def _record(manifest_path: Path, manifest: dict, results: list[dict], classes: dict,
+def _record(path: Path, manifest: dict, results: list[dict], classes: dict,
             update_manifest: bool = True) -> None:
     from properties.base import load_catalogue
 
@@ -262,7 +319,7 @@ def _record(manifest_path: Path, manifest: dict, results: list[dict], classes: d
     from verifier.runtime.worlds import world_factory
     from verifier.runtime.replay import run_trace
     catalogue = list(load_catalogue().values())
-    root = manifest_path.parent
+    root = path.parent
     for got in results:
         name = got["variant"]
         if update_manifest:
@@ -288,4 +345,4 @@ def _record(manifest_path: Path, manifest: dict, results: list[dict], classes: d
         counterexamples.prune(root, name, keep)
     if update_manifest:
         manifest["variants"] = dict(sorted(manifest["variants"].items()))
-        write_atomic(manifest_path, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        write_atomic(path, json.dumps(manifest, indent=1, sort_keys=True) + "\n")

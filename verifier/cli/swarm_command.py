@@ -21,7 +21,8 @@ from verifier.runtime.files import write_atomic
 from verifier.runtime.results import SCHEMA_VERSION, exit_code, expectations, result_json, tool_version
 from verifier.runtime.worlds import portable_spec, resolve_variant
 from verifier.writers import itf
-from verifier.writers.reproduce import reproduce
+from verifier.writers.itf_read import TraceError, TraceFile
+from verifier.writers.reproduce import replay_recorded
 
 
 def run_swarm(args) -> int:
@@ -80,17 +81,18 @@ def run_swarm(args) -> int:
 
 
 def _stored(db, variant, name: str, catalogue) -> list:
-    """The database's counterexamples of this variant that still reproduce in this model."""
+    """The database's counterexamples of this variant that still reproduce, state by state, in this model."""
     out = []
     for p in catalogue:
         for value in db.fetch(store.key(name, p.name)):
             try:
-                meta, steps = itf.load(value.decode("utf-8"))
-            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+                trace = TraceFile(text=value.decode("utf-8"))
+                head = trace.check()
+            except (TraceError, UnicodeDecodeError):
                 continue            # not a trace of this tool: another user of the shared database
-            scope = meta.get("scope") if isinstance(meta.get("scope"), str) else None
-            got = reproduce(variant, p.name, steps, scope)
-            if got.violation is not None and len(got.violation.history) == len(steps):
+            scope = head.meta.get("scope")
+            got = replay_recorded(variant, p.name, trace.states(), scope)
+            if got.violation is not None and len(got.violation.history) == head.steps:
                 out.append(Found(p.name, [(s.action, dict(s.args)) for s in got.violation.history], scope,
                                  got.violation.message, "the database"))
     return out

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from model.fairness import drain
 from model.world import ModelError
 
-from verifier.runtime import watchdog
+from verifier.runtime import interrupt, watchdog
 from verifier.runtime.faults import Fault, ModelFault, fault_of
 
 
@@ -83,6 +83,7 @@ class Observations:
 
 
 def check_step(world, step, props, asserted, obs: Observations):
+    interrupt.check()           # every engine's and replay's step passes here
     obs.steps += 1
     obs.action_counts[step.action] = obs.action_counts.get(step.action, 0) + 1
     for f in step.forms:

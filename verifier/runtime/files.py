@@ -1,7 +1,8 @@
 """Atomic writes: a failed or interrupted run never leaves a half-written result behind.
 
 A file is written beside its destination and renamed into place; a folder is built whole beside
-its destination and swapped in. A path that cannot be written is bad input (one line, exit 3).
+its destination and swapped in. A path that cannot be written is bad input (one line, exit 3),
+found before the work by `check_folder` and `check_file`, which create nothing.
 """
 from __future__ import annotations
 
@@ -16,6 +17,45 @@ from verifier.runtime.exitcodes import UsageError
 
 def unwritable(path: Path, e: OSError) -> UsageError:
     return UsageError(f"taskmodel: {path}: cannot be written ({e.strerror or type(e).__name__})")
+
+
+def _folder_problem(path: Path) -> str | None:
+    """Why files cannot be made in folder `path` (made if missing), or None; nothing is created."""
+    if "\x00" in str(path):
+        return "a NUL byte in the name"
+    probe = path
+    try:
+        while not probe.exists():           # the nearest existing folder is where it would be made
+            if probe.parent == probe:
+                break
+            probe = probe.parent
+        if not probe.is_dir():
+            return f"{probe} is not a folder"
+    except OSError as e:                    # a name too long
+        return e.strerror or str(e)
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{probe} is not writable"
+    return None
+
+
+def check_folder(path: Path | str, flag: str) -> None:
+    """Refuse (exit 3, one line) a folder the run could not write its output into: before the work."""
+    problem = _folder_problem(Path(path))
+    if problem:
+        raise UsageError(f"taskmodel: {flag} {path}: cannot be written ({problem})")
+
+
+def check_file(path: Path | str, flag: str) -> None:
+    """Refuse a file the run could not write (a folder in its place, or its folder): before the work."""
+    path = Path(path)
+    problem = _folder_problem(path) if "\x00" in str(path) else _folder_problem(path.parent)
+    if problem is None:
+        try:
+            problem = "a folder is there" if path.is_dir() else None
+        except OSError as e:                # a name too long
+            problem = e.strerror or str(e)
+    if problem:
+        raise UsageError(f"taskmodel: {flag} {path}: cannot be written ({problem})")
 
 
 def write_atomic(path: Path | str, text: str) -> Path:

@@ -21,7 +21,7 @@ from verifier.runtime.faults import Fault, ModelFault
 class Outcome:
     world: object
     violation: Violation | None
-    diverged_at: int | None = None     # index of the first step that is not enabled
+    diverged_at: int | None = None     # index of the first step that is not enabled (-1: the initial state)
     reason: str = ""
 
 
@@ -40,15 +40,20 @@ def _renamed(old: str, new: str) -> dict:
     return out
 
 
-def run_trace(make_world, moves, props, target: str | None = None, created=None, liveness=True) -> Outcome:
-    """Replay `moves`, checking `props` after each step; stop at the first violation of `target`
-    (or of any asserted property when target is None)."""
+def run_trace(make_world, moves, props, target: str | None = None, created=None, liveness=True,
+              compare=None) -> Outcome:
+    """Replay `moves` (any iterable), checking `props` after each step; stop at the first violation
+    of `target` (or of any asserted property when target is None). `compare(i, world)`, when given,
+    judges the state after i steps against a recorded one: what differs, or None."""
     if target and target not in {p.name for p in props}:
         target = find(target).name          # a requirement id checked by one property
     world = make_world()
     asserted = {target} if target else {p.name for p in props if p.asserted}
     obs = Observations()
     mapping: dict[str, str] = {}
+    differs = compare(0, world) if compare is not None else None
+    if differs:
+        return Outcome(world, None, -1, f"the state differs from the one recorded: {differs}")
     for i, (name, args) in enumerate(moves):
         args = _substitute(args, mapping)
         if args not in world.moves(name):
@@ -58,6 +63,9 @@ def run_trace(make_world, moves, props, target: str | None = None, created=None,
             if created is not None:
                 for old, new in zip(created[i], step.created):
                     mapping.update(_renamed(old, new))
+            differs = compare(i + 1, world) if compare is not None else None
+            if differs:
+                return Outcome(world, None, i, f"the state reached differs from the one recorded: {differs}")
             check_step(world, step, props, asserted, obs)
         except Violation as v:
             if target is None or v.prop.name == target:

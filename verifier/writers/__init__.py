@@ -1,4 +1,5 @@
-"""What people read, written from results and traces: `itf` (ITF traces), `story` (a trace told
+"""What people read, written from results and traces: `itf` (ITF traces, and `itf_read` reading
+one back strictly, as a stream), `story` (a trace told
 as protocol steps), `counterexamples` (a folder per counterexample), `reproduce` (the reproducer a
 folder's test calls), `falsifiability` (the table of variants and the ids they break),
 `traffic` (a model behaviour as a traffic log), `diagrams` and `report`.

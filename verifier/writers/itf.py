@@ -178,6 +178,80 @@ def build(world_factory, history, meta: dict, loop: int | None = None) -> dict:
     return trace
 
 
+def _normal(v):
+    """An ITF value in one spelling: integers as `#bigint` of their decimal, maps and sets in one order."""
+    if isinstance(v, bool) or isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        return {"#bigint": str(v)}
+    if isinstance(v, list):
+        return [_normal(x) for x in v]
+    if "#bigint" in v:
+        digits = v["#bigint"].lstrip("-").lstrip("0") or "0"       # as text: any length
+        return {"#bigint": ("-" if v["#bigint"].startswith("-") and digits != "0" else "") + digits}
+    if "#map" in v:
+        return {"#map": sorted(([_normal(k), _normal(x)] for k, x in v["#map"]), key=lambda kv: _order(kv[0]))}
+    if "#set" in v:
+        return {"#set": sorted((_normal(x) for x in v["#set"]), key=_order)}
+    return {k: _normal(x) for k, x in v.items()}
+
+
+def _order(v) -> str:
+    return json.dumps(v, sort_keys=True)
+
+
+def _plain(v) -> str:
+    """A normalised ITF value as it reads in a story: integers bare, an optional's value or none."""
+    def strip(x):
+        if isinstance(x, list):
+            return [strip(y) for y in x]
+        if isinstance(x, dict):
+            if "#bigint" in x:      # shown bare; Python converts at most 4,300 digits
+                return int(x["#bigint"]) if len(x["#bigint"]) < 4000 else x["#bigint"]
+            if "#set" in x:
+                return strip(x["#set"][0]) if len(x["#set"]) == 1 else [strip(y) for y in x["#set"]] or None
+            if "#map" in x:
+                return {_order(strip(k)) if not isinstance(k, str) else k: strip(y) for k, y in x["#map"]}
+            return {k: strip(y) for k, y in x.items()}
+        return x
+    text = json.dumps(strip(v), ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _first_difference(recorded, reached, where: str) -> str | None:
+    if recorded == reached:
+        return None
+    if isinstance(recorded, dict) and isinstance(reached, dict) and "#map" in recorded and "#map" in reached:
+        was, now = dict((_order(k), (k, x)) for k, x in recorded["#map"]), dict((_order(k), (k, x)) for k, x in reached["#map"])
+        for key in sorted(set(was) | set(now)):
+            name = f"{where}[{_plain(was.get(key, now.get(key))[0])}]"
+            if key not in now:
+                return f"{name}: recorded, not reached"
+            if key not in was:
+                return f"{name}: reached, not recorded"
+            got = _first_difference(was[key][1], now[key][1], name)
+            if got:
+                return got
+    if isinstance(recorded, dict) and isinstance(reached, dict) and not any(k.startswith("#") for k in (*recorded, *reached)):
+        for field in [*reached, *(k for k in recorded if k not in reached)]:
+            if field not in recorded or field not in reached:
+                return f"{where}.{field}: {'reached' if field in reached else 'recorded'} only"
+            got = _first_difference(recorded[field], reached[field], f"{where}.{field}")
+            if got:
+                return got
+    return f"{where}: recorded {_plain(recorded)}, reached {_plain(reached)}"
+
+
+def difference(state: dict, world) -> str | None:
+    """Where the recorded ITF `state` (its variables) and `world`'s state first differ, or None."""
+    now = encode(snapshot(world))
+    for var in VARS:
+        got = _first_difference(_normal(state[var]), _normal(now[var]), var)
+        if got:
+            return got
+    return None
+
+
 def dumps(data: dict) -> str:
     return json.dumps(data, indent=1, sort_keys=False, ensure_ascii=False) + "\n"
 

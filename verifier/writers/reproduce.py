@@ -2,7 +2,9 @@
 
 A trace names its variant; only a built-in is found by that name. An author's amendment is never
 imported because a trace names it: the caller passes its file (`--variant FILE`), and the file's
-sha256 is compared with the one the trace recorded.
+sha256 is compared with the one the trace recorded. `taskmodel replay` replays a trace file's own
+states (`replay_recorded`), each state reached compared with the one recorded; a reproducer, which
+holds only the steps, replays those (`reproduce`).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from verifier.runtime.amendments import load_checked
 from verifier.runtime.exitcodes import UsageError
 from verifier.runtime.replay import Outcome, run_trace
 from verifier.runtime.worlds import world_at
+from verifier.writers import itf
 
 
 def variant_class(name: str):
@@ -52,3 +55,17 @@ def reproduce(variant, prop: str, steps, scope: str | None = None) -> Outcome:
     return run_trace(world_at(cls, scope), [(a, dict(b)) for a, b in steps], catalogue, prop)
 
 
+def replay_recorded(variant, prop: str, states, scope: str | None = None) -> Outcome:
+    """Replay a recorded trace's ITF states (as `itf_read.TraceFile.states` streams them): each step
+    its state's `#meta` names, and each state reached compared with the one recorded."""
+    cls = variant_class(variant) if isinstance(variant, str) else variant
+    catalogue = list(load_catalogue().values())
+    states = iter(states)
+    recorded = [next(states)]
+
+    def moves():
+        for state in states:
+            recorded[0] = state
+            yield state["#meta"]["action"], dict(state["#meta"].get("args", {}))
+    return run_trace(world_at(cls, scope), moves(), catalogue, prop,
+                     compare=lambda i, world: itf.difference(recorded[0], world))

@@ -46,7 +46,7 @@ from model.world import action_table
 from properties.base import load_catalogue
 
 from verifier.runtime.budgets import TIME_CAP
-from verifier.runtime import faults, watchdog
+from verifier.runtime import faults, interrupt, watchdog
 from verifier.engines.bfs import search as bfs, fair
 from verifier.runtime import scopes
 from verifier.runtime.worlds import make_world_for
@@ -231,6 +231,7 @@ def expand_shard(task: dict) -> list:
     own, shards = task.get("shard"), task.get("shards")
     with _watchdog(task["step_limit"]) as dog, bfs.quiet_gc():
         for pos, data in task["items"]:
+            interrupt.check()
             if time.monotonic() > stop_at:
                 break
             item = Expanded(pos)

@@ -23,7 +23,7 @@ from model.snapshot import clone, fingerprint, forget_texts
 from model.world import action_table
 from properties.base import FACETS, load_catalogue, step_facets
 
-from verifier.runtime import faults, watchdog
+from verifier.runtime import faults, interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.results import CheckResult, PropertyVerdict
 from verifier.runtime.replay import run_trace
@@ -66,12 +66,15 @@ class Search:
     liveness: dict = field(default_factory=dict)     # property name -> fair.Lasso | None
     parents: array = field(default_factory=lambda: array("q"))
     moves: list = field(default_factory=list)
+    how: str = ""            # how it was searched, when not from scratch by `search` (`incremental`)
+    work: object = None      # an incremental search's `incremental.Work`
 
     def stats(self) -> dict:
         return {"generated": self.generated, "distinct": self.distinct, "depth": self.depth,
                 "complete": self.complete, "seconds": round(self.elapsed, 2),
                 "states_per_second": round(self.distinct / self.elapsed) if self.elapsed else 0,
                 **({"capped": self.capped} if self.capped else {}),
+                **({"searched": self.how} if self.how else {}),
                 **({"stopped": "every property answered"} if self.settled else {})}
 
     def path(self, sid: int) -> list[tuple]:
@@ -112,6 +115,7 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
             while frontier:
                 nxt = []
                 for sid, w in frontier:
+                    interrupt.check()
                     out_edges = [] if graph is not None else None
                     try:
                         with dog.bounded():     # each state's moves, steps and checks, as one bounded step

@@ -17,6 +17,7 @@ from properties.base import load_catalogue
 
 from verifier.engines.random.machine import STEPS_PER_DRAW, make_machine
 from verifier.runtime.budgets import TIME_CAP
+from verifier.runtime import interrupt
 from verifier.runtime.checking import Observations, OutOfBudget, Violation, check_liveness, check_step
 from verifier.runtime.faults import ModelFault, fault_of
 from verifier.runtime.replay import run_trace, shrink, shrink_fault, until
@@ -123,6 +124,7 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     chunk, capped = 0, False
     stopped = "a fault" if obs.faults else ""
     while not stopped and time.monotonic() < search_until and (chunks is None or chunk < chunks):
+        interrupt.check()
         if chunks is None and not asserted and any(p.asserted for p in catalogue):
             stopped = "every asserted property is refuted"
             break

@@ -129,6 +129,9 @@ def in_parallel(here, there, there_ids, variant) -> dict:
     send.close()
     try:
         out = dict(here())
+    except KeyboardInterrupt:
+        proc.terminate()            # its answer is no longer wanted
+        raise
     finally:
         try:
             status, value = receive.recv()

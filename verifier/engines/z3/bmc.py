@@ -75,9 +75,11 @@ def make_solver(seconds: float):
 
 def unknown_reason(solver, deadline: float) -> str:
     """Why a query answered unknown: the outer cap, or its work budget (or Z3's own reason)."""
+    reason = solver.reason_unknown()
+    if reason == "interrupted from keyboard":   # Z3 took the command's Ctrl-C while it solved
+        raise KeyboardInterrupt
     if time.time() >= deadline - 0.01:
         return TIME_CAP
-    reason = solver.reason_unknown()
     return f"rlimit {_RLIMIT[0]:,} exhausted" if _RLIMIT[0] and reason in ("max. resource limit exceeded",
                                                                              "canceled") else reason
 

@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from verifier.runtime.files import check_folder
 from verifier.writers.diagrams import dot, graph, highlight, mermaid, svg, tutorial
 from verifier.writers.diagrams import trace as itf_trace
 
@@ -107,8 +108,8 @@ def plan_traces(root: Path) -> Plan:
     for path in trace_files(root):
         try:
             t = itf_trace.load(path)
-        except (ValueError, OSError) as e:
-            plan.skipped.append((path, f"unreadable trace: {e}"))
+        except (ValueError, OSError, KeyError, TypeError, AttributeError) as e:
+            plan.skipped.append((path, f"unreadable trace: {type(e).__name__}: {e}"[:300]))
             continue
         g = highlight.path_graph(t)
         plan.files[path.parent / "lifecycle.mmd"] = mermaid.to_mermaid(g)
@@ -208,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:          # --help
         return 0 if e.code in (0, None) else 3
     every = not (args.lifecycles or args.traces or args.tutorial)
+    if not args.check and (every or args.lifecycles):
+        check_folder(args.out, "diagrams: --out")
     plans: list[tuple[str, Plan]] = []
     if every or args.lifecycles:
         plans.append((f"{args.out.as_posix()}/", plan_lifecycles(args.out)))

@@ -5,6 +5,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from verifier.runtime.strict_json import loads
 from verifier.writers.itf import OPTIONAL
 
 
@@ -97,7 +98,7 @@ class Trace:
 
 def load(path: Path | str) -> Trace:
     path = Path(path)
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = loads(path.read_text(encoding="utf-8"))
     return parse(data, source=path.as_posix())
 
 

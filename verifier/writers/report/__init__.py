@@ -23,10 +23,11 @@ Exit codes: 0 written, 3 bad usage or unreadable input (one line on stderr).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from verifier.runtime.files import check_file
+from verifier.runtime.strict_json import loads
 from verifier.writers.report.page import Counterexample, build_page, load_counterexample
 
 
@@ -59,11 +60,11 @@ def read_check(path: Path) -> dict:
     """A check result as one object with a `results` list (one per engine); the older flat object of
     one engine's result is read as a list of one."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise UsageError(f"taskmodel report: cannot read {path.as_posix()}: {e.strerror}") from None
     except ValueError as e:
-        raise UsageError(f"taskmodel report: {path.as_posix()} is not JSON: {e}") from None
+        raise UsageError(f"taskmodel report: {path.as_posix()}: {e}") from None
     if isinstance(data, dict) and "results" not in data and isinstance(data.get("properties"), list):
         data = {"variant": data.get("variant"), "results": [data]}
     results = data.get("results") if isinstance(data, dict) else None
@@ -86,7 +87,7 @@ def collect(check: dict | None, check_path: Path | None, root: Path) -> tuple[li
     wanted: list[Path] = []
     for prop in properties(check):
         t = prop.get("trace")
-        if t:
+        if isinstance(t, str) and t:
             p = Path(t)
             if not p.is_file() and check_path is not None and (check_path.parent / p).is_file():
                 p = check_path.parent / p
@@ -103,8 +104,8 @@ def collect(check: dict | None, check_path: Path | None, root: Path) -> tuple[li
         seen.add(key)
         try:
             found.append(load_counterexample(p))
-        except (ValueError, OSError, KeyError, TypeError) as e:
-            problems.append(f"{p.as_posix()}: unreadable trace ({e})")
+        except (ValueError, OSError, KeyError, TypeError, AttributeError, RecursionError) as e:
+            problems.append(f"{p.as_posix()}: unreadable trace ({type(e).__name__}: {e})"[:300])
     return found, problems
 
 
@@ -124,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             args = parser().parse_args(argv)
         except SystemExit as e:
             return 0 if e.code in (0, None) else 3
+        check_file(args.out, "report: --out")
         if args.check is None and LATEST.is_file():
             args.check = LATEST
         check = read_check(args.check) if args.check is not None else None
