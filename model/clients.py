@@ -33,8 +33,8 @@ def new_request(world, client: str, server: str, transport: str, method: str, *,
     qid = f"r{len(world.requests) + 1}"
     subject = subject or world.params.client_subject(client).name
     elicit = subject != "carol"          # carol's client does not declare elicitation
-    modes = wire.ELICITATION_MODES if elicit else ()
-    meta = wire.client_meta(declares_tasks, elicit, modes)
+    # mallory's client declares it bare (`elicitation: {}`): form mode, implicitly (PRJ-4)
+    meta = wire.client_meta(declares_tasks, elicit, () if subject == "mallory" else wire.ELICITATION_MODES)
     p = params or {}
     if method == "tools/call":
         msg = wire.tools_call_request(qid, p.get("tool", "flow"), p.get("arguments", {"n": 1}), meta,
@@ -52,8 +52,7 @@ def new_request(world, client: str, server: str, transport: str, method: str, *,
     else:
         msg = wire.unsupported_request(qid, method, meta)
     q = Request(id=qid, client=client, subject=subject, server=server, transport=transport, method=method,
-                message=msg, declares_tasks=declares_tasks, declares_elicitation=elicit, elicitation_modes=modes,
-                task_ref=task_ref,
+                message=msg, declares_tasks=declares_tasks, declares_elicitation=elicit, task_ref=task_ref,
                 operation=operation)
     if transport == "http" and task_ref is not None:
         q.mcp_name = task_ref if header_ok else task_ref + "x"
@@ -71,7 +70,7 @@ REQUEST_FORMS = {
                "unsupported"),
     "transport": ("http", "stdio"),
     "tasks declaration": ("declared", "omitted"),
-    "elicitation declaration": ("form and url", "none"),
+    "elicitation declaration": ("form and url", "form only (implicit)", "none"),
     "task reference": ("own run", "own run, %2F form", "tenant segment swapped", "another tenant's run",
                        "same tenant, another Subject's run", "fabricated", "malformed"),
     "routing header": ("matching", "mismatched"),
@@ -93,7 +92,7 @@ def request_forms(world, q) -> list[tuple[str, str]]:
     method = q.method if q.method in REQUEST_FORMS["method"] else "unsupported"
     out = [("method", method), ("transport", q.transport),
            ("tasks declaration", "declared" if q.declares_tasks else "omitted"),
-           ("elicitation declaration", "form and url" if q.elicitation_modes else "none")]
+           ("elicitation declaration", _elicitation_form(q.message))]
     if q.task_ref is not None:
         out.append(("task reference", _ref_form(world, q)))
         if q.transport == "http":
@@ -121,6 +120,11 @@ def request_forms(world, q) -> list[tuple[str, str]]:
         out.append(("mrtr requestState", "another principal's" if rs is None or rs.principal != q.subject
                     else "spent by an earlier retry" if spent else "issued to the caller"))
     return out
+
+
+def _elicitation_form(message) -> str:
+    el = (((message.get("params") or {}).get("_meta") or {}).get(wire.META_CLIENT_CAPABILITIES) or {}).get("elicitation")
+    return "none" if el is None else "form only (implicit)" if not el else "form and url"
 
 
 def _keys_form(world, issued, keys) -> str:

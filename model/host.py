@@ -19,11 +19,11 @@ def send(world, q, message: dict) -> None:
 
 
 def create_run(world, server: str, subject: str, started_by: str, parent: Run | None = None,
-               creating_request: str | None = None, elicit: bool = True) -> Run:
+               creating_request: str | None = None) -> Run:
     tenant = world.params.subject(subject).tenant
     run = Run(id=world.rules.mint_run_id(world, tenant, started_by), server=server, tenant=tenant, owner=subject,
               started_by=started_by, parent=parent.id if parent else None, created_at=world.clock,
-              updated_at=world.clock, creating_request=creating_request, declared_elicitation=elicit,
+              updated_at=world.clock, creating_request=creating_request,
               label=f"run{len(world.runs) + 1}")
     world.runs[run.id] = run
     world.append(run, {"type": "run.created", "by": started_by, "request": creating_request,
@@ -141,7 +141,7 @@ def _receive_call(world, q) -> None:
         return
     tasked = q.declares_tasks and R.serves_tasks(world, q.server)
     run = create_run(world, q.server, q.subject, "tasked-call" if tasked else "blocking-call",
-                     creating_request=q.id, elicit=q.declares_elicitation)
+                     creating_request=q.id)
     run.durable = R.durable_on_create(world, run)
     q.run = run.id
     if R.owns_on_receipt(world, q):

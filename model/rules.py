@@ -207,11 +207,10 @@ class Rules:
 
     def elicitation_modes(self, world, run, q) -> tuple[str, ...]:
         """P-ELICIT: the elicitation modes declared by the request that created the run (default), or by
-        the asking request ("each-get", and for a run no MCP request created)."""
+        the asking request ("each-get", and for a run no MCP request created), read from its `_meta`."""
         creator = world.requests.get(run.creating_request) if run.creating_request else None
-        if world.params.p_elicit == "each-get" or creator is None:
-            return q.elicitation_modes
-        return creator.elicitation_modes
+        asked = q if world.params.p_elicit == "each-get" or creator is None else creator
+        return wire.declared_elicitation_modes(asked.message)
 
     def missing_elicitation(self, world, run, q) -> tuple[str, ...]:
         """PRJ-4: the modes the run's open input requests use (form, or url for a credential) that the

@@ -40,7 +40,6 @@ class Run:
     log: list[dict] = field(default_factory=list)
     interrupts: list[str] = field(default_factory=list)
     creating_request: str | None = None
-    declared_elicitation: bool = True
     fork_of: str | None = None
     cancel_reason: str | None = None
     ttl_failed: bool = False
@@ -62,7 +61,6 @@ class Request:
     message: dict
     declares_tasks: bool = False
     declares_elicitation: bool = False
-    elicitation_modes: tuple[str, ...] = ()   # the elicitation modes its _meta declares (form, url)
     task_ref: str | None = None      # params.taskId as sent
     mcp_name: str | None = None      # the Mcp-Name routing header (HTTP)
     phase: str = "received"

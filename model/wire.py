@@ -473,6 +473,16 @@ def client_meta(declare_tasks: bool, declare_elicitation: bool, modes: tuple[str
     return _build(RequestMeta, {META_CLIENT_CAPABILITIES: caps, META_PROTOCOL_VERSION: PROTOCOL_VERSION})
 
 
+def declared_elicitation_modes(message: dict) -> tuple[str, ...]:
+    """The elicitation modes a request's `_meta` declares (PRJ-4): none without `elicitation`; a bare
+    `elicitation: {}` is form mode (the schema's "form mode only (implicit)")."""
+    caps = ((message.get("params") or {}).get("_meta") or {}).get(META_CLIENT_CAPABILITIES) or {}
+    el = caps.get("elicitation")
+    if el is None:
+        return ()
+    return tuple(m for m in ELICITATION_MODES if m in el) or ("form",)
+
+
 def _request(id: RequestId, method: str, params: dict) -> dict:
     model = _REQUEST_MODELS.get(method, UnsupportedRequest)
     return _build(model, {"jsonrpc": "2.0", "id": id, "method": method, "params": params})
@@ -655,7 +665,7 @@ __all__ = [
     "ResultResponse", "ErrorResponse", "SubscriptionsAcknowledgedNotification",
     "ListenClosedResult", "TaskStatusNotification",
     # builders
-    "client_meta", "tools_call_request", "tasks_get_request", "tasks_update_request",
+    "client_meta", "declared_elicitation_modes", "tools_call_request", "tasks_get_request", "tasks_update_request",
     "tasks_cancel_request", "listen_request", "discover_request", "unsupported_request",
     "cancelled_notification", "result_response", "error_response", "missing_capability_data",
     "create_task_result", "detailed_task", "get_task_result", "empty_ack", "call_tool_result",

@@ -287,7 +287,7 @@ def probe_request(q, method: str, ref: str | None, header_ok: bool = True) -> Re
     msg = {**q.message, "id": "probe", "method": method, "params": params}
     p = Request(id="probe", client=q.client, subject=q.subject, server=q.server, transport=q.transport,
                 method=method, message=msg, declares_tasks=declared(q), declares_elicitation=q.declares_elicitation,
-                elicitation_modes=q.elicitation_modes, task_ref=ref)
+                task_ref=ref)
     if q.transport == "http":
         p.mcp_name = ref if header_ok else f"{ref}x"
     return p

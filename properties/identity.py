@@ -35,7 +35,8 @@ tasks/update on a task its caller can getRun:
 spec unreadable-task-indistinguishable (ISO-1, step) observes every declaring tasks/* naming a task
 its caller cannot getRun (another tenant, purged, never created, malformed):
     assert its answer equals, except for the JSON-RPC id, the answer the host gives the same caller on
-    the same request for a well-formed id that names no run (asked of the host as a probe); that is
+    the same request for a well-formed id that names no run (asked of the host as a probe), and on
+    streamable HTTP is sent with the same HTTP status; that is
     -32602 on a serving host when the routing header matches; never -32603 or 403; and the step
     appended no event and changed no run status.
 
@@ -233,8 +234,9 @@ def _iso1_premise(world, step) -> bool:
                for q, _, run in _unreadable_answers(world, step))
 
 
-def nonexistent_answer(world, q) -> dict:
-    """What the host answers the same caller, on the same request, for a well-formed id naming no run."""
+def nonexistent_answer(world, q):
+    """The probe the host answers as the same caller's same request for a well-formed id naming no run:
+    its `response`, and on streamable HTTP its `http_status`."""
     from model.host import receive_and_answer
     tenant = world.params.subject(q.subject).tenant
     opaque = "zzNeverIssuedTaskId000"
@@ -243,7 +245,7 @@ def nonexistent_answer(world, q) -> dict:
     ref = project(f"{tenant}/{opaque}")
     probe = probe_request(q, q.method, ref, header_ok=header_matches(q))
     receive_and_answer(world, probe)
-    return probe.response or {}
+    return probe
 
 
 def _describe(world, q, run) -> str:
@@ -259,8 +261,9 @@ def _describe(world, q, run) -> str:
 
 @prop("unreadable-task-indistinguishable", "ISO-1", "step", "RFC §C.6",
       "a declaring tasks/* naming a task its caller cannot getRun (another tenant, purged, unknown, malformed) "
-      "gets exactly the answer, except the JSON-RPC id, that the host gives the same request for an id naming "
-      "no run: -32602 on a serving host (routing header matching), never -32603 or 403; nothing changes",
+      "gets exactly the answer, except the JSON-RPC id, and the HTTP status that the host gives the same request "
+      "for an id naming no run: -32602 on a serving host (routing header matching), never -32603 or 403; nothing "
+      "changes",
       premise=_iso1_premise, reads=("emitted",))
 def unreadable_task_indistinguishable(world, step):
     for q, msg, run in _unreadable_answers(world, step):
@@ -268,12 +271,17 @@ def unreadable_task_indistinguishable(world, step):
         what = _describe(world, q, run)
         if "result" in msg:
             return f"{q.method} {q.id} of {q.subject} for {what} was answered {result_kind(msg)}, not not-found"
-        if code in (wire.INTERNAL_ERROR, 403, -403):
-            return f"{q.method} {q.id} of {q.subject} for {what} was answered error {code}"
-        ref = nonexistent_answer(world, q)
+        if code in (wire.INTERNAL_ERROR, 403, -403) or q.http_status == 403:
+            return (f"{q.method} {q.id} of {q.subject} for {what} was answered error {code}"
+                    + (" with HTTP 403" if q.http_status == 403 else ""))
+        probe = nonexistent_answer(world, q)
+        ref = probe.response or {}
         if ref.get("error") != msg.get("error") or set(ref) != set(msg):
             return (f"{q.method} {q.id} of {q.subject} for {what} was answered {msg.get('error')}, but an id naming no "
                     f"run gets {ref.get('error') or result_kind(ref)}: the answer tells them apart")
+        if q.http_status != probe.http_status:
+            return (f"{q.method} {q.id} of {q.subject} for {what} was answered with HTTP {q.http_status}, but an id "
+                    f"naming no run gets HTTP {probe.http_status}: the status tells them apart")
         if advertised(world, q.server) and header_matches(q) and code != wire.INVALID_PARAMS:
             return f"{q.method} {q.id} of {q.subject} for {what} was answered error {code}, not -32602"
         changed = step_changes(world, step)

@@ -20,8 +20,10 @@ The RFC ties a run to the request that still owes its caller a response:
   request changes no run; and every accepted cancel has an allowed cause: `tasks/cancel` naming the
   run, REST `cancelRun` on it, its parent's cascade, or the cancellation of a request that owned it
   at that moment.
-- OWN-4 (safety). A request's cancellation cancels only the run it owned and that run's cascade,
-  never a run owned by another request, caller or tenant outside it.
+- OWN-4 (safety). A request's cancellation, by whatever signal (an HTTP disconnect, a stdio
+  `notifications/cancelled`, stdio EOF) and in whatever phase (an answered request owns nothing),
+  cancels only the run it owned and that run's cascade, never a run owned by another request,
+  caller or tenant outside it.
 - OWN-G3 (known gap). Nothing promises that no effect happens after the owner's cancellation was
   accepted: compensation (and an attempt in flight) may still act. The check reports the first
   `effect.performed` after such an acceptance; a cancel that stops at once closes the gap.
@@ -154,18 +156,17 @@ def descendants(world, run_id: str) -> list[str]:
     return out
 
 
-def connection_cancellations(world, step) -> list[tuple[str, str]]:
-    """(requestId, cause) for each request still owing its response that this step's connection
-    event cancels: an HTTP disconnect (also a harness process dying), a stdio notifications/cancelled,
-    stdio EOF where P-STDIO-EOF says it cancels. Derived from the client's or network's action
-    alone, never from the host's record of what it cancelled: a host that ignores a cancellation
-    is then seen ignoring it."""
+def connection_signals(world, step) -> list[tuple[str, str]]:
+    """(requestId, cause) for each request this step's connection event signals, whatever its phase
+    or method: an HTTP disconnect (also a harness process dying), a stdio notifications/cancelled,
+    stdio EOF. Derived from the client's or network's action alone, never from the host's record of
+    what it cancelled: a host that ignores a cancellation is then seen ignoring it."""
     if step.action not in CONNECTION_EVENTS:
         return []
     a, args = step.action, step.args
     if a in ("disconnect", "stdio_cancel"):
         qids, cause = [args.get("request")], ("http-disconnect" if a == "disconnect" else "stdio-cancelled")
-    elif a == "stdio_close" and world.params.p_stdio_eof == "cancel-open":
+    elif a == "stdio_close":
         qids, cause = [q.id for q in world.requests.values() if q.client == args.get("client")
                        and q.server == args.get("server") and q.transport == "stdio"], "stdio-eof"
     elif a == "harness_crash" and world.harness is not None:
@@ -173,7 +174,15 @@ def connection_cancellations(world, step) -> list[tuple[str, str]]:
         cause = "http-disconnect"
     else:
         return []
-    return [(qid, cause) for qid in qids if step.pre_phase.get(qid) in OPEN
+    return [(qid, cause) for qid in qids if qid in world.requests]
+
+
+def connection_cancellations(world, step) -> list[tuple[str, str]]:
+    """The signals (`connection_signals`) that cancel a request still owing its response: stdio EOF
+    only where P-STDIO-EOF says it cancels, and never a listen stream."""
+    if step.action == "stdio_close" and world.params.p_stdio_eof != "cancel-open":
+        return []
+    return [(qid, cause) for qid, cause in connection_signals(world, step) if step.pre_phase.get(qid) in OPEN
             and world.requests[qid].method != "subscriptions/listen"]
 
 
@@ -414,17 +423,28 @@ def _cascade_of_owned(world, step) -> tuple[list[tuple[str, str, str]], set[str]
 
 
 def _own4_premise(world, step):
-    if not connection_cancellations(world, step):
+    """A request is signalled (any signal, any phase) while another request owns a live run outside the
+    signalled requests' cascade."""
+    signalled = {qid for qid, _ in connection_signals(world, step)}
+    if not signalled:
         return False
-    owned, allowed = _cascade_of_owned(world, step)
-    return bool(owned) and any(rid not in allowed and pre not in TERMINAL for rid, pre in step.pre_status.items())
+    _, allowed = _cascade_of_owned(world, step)
+    created = created_runs(world)
+    for q in world.requests.values():
+        if q.id in signalled or step.pre_phase.get(q.id) not in OPEN:
+            continue
+        rid = started_run(world, q, created)
+        if rid is not None and rid not in allowed and step.pre_status.get(rid, "completed") not in TERMINAL:
+            return True
+    return False
 
 
 @prop("cancel-reaches-owned-run-only", "OWN-4", "step", "RFC title, §G.12",
-      "Cancelling a request cancels only the run it owned and the runs that run's cancelRun cascades to; "
-      "never another request's, caller's or tenant's run.", premise=_own4_premise, reads=CONNECTION_EVENTS)
+      "A cancellation of request q, by whatever signal (an HTTP disconnect, a notifications/cancelled, stdio EOF) "
+      "and whatever q's phase, cancels only the run q owns and the runs that run's cancelRun cascades to; never "
+      "another request's, caller's or tenant's run.", premise=_own4_premise, reads=CONNECTION_EVENTS)
 def own4_cancellation_stays_in_cascade(world, step):
-    cancelled = connection_cancellations(world, step)
+    cancelled = connection_signals(world, step)
     if not cancelled:
         return None
     owned, allowed = _cascade_of_owned(world, step)

@@ -39,7 +39,8 @@ spec input-only-to-declared-elicitation (PRJ-4, step) observes every message car
     assert each entry's mode (form unless `mode` says url) is one the client declared in `elicitation`
     of its own request's `_meta`, read per P-ELICIT: the request that created the run (default), or
     the request the message answers ("each-get", and for a run no MCP request created). A declared
-    `elicitation: {}` means form only.
+    `elicitation: {}` means form only. A -32021 that withholds input names as required only modes
+    that request did not declare (so a bare `elicitation: {}` is never refused form input).
 """
 from __future__ import annotations
 
@@ -251,7 +252,8 @@ def task_status_follows_diagram(world, step):
 
 # ---- PRJ-4 ------------------------------------------------------------------------------------------
 def declared_modes(q) -> tuple[str, ...]:
-    """The elicitation modes q's own `_meta` declares (an empty object is form only)."""
+    """The elicitation modes q's own `_meta` declares (an empty object is form only: the MCP schema's
+    "form mode only (implicit)")."""
     meta = ((q.message.get("params") or {}).get("_meta") or {})
     caps = meta.get("io.modelcontextprotocol/clientCapabilities") or {}
     el = caps.get("elicitation")
@@ -283,16 +285,35 @@ def asked_request(world, q, run):
     return q if world.params.p_elicit == "each-get" or creator is None else creator
 
 
+def _refusals(world, step):
+    """(request, its run, the elicitation modes required) for every -32021 of this step withholding input."""
+    out = []
+    for qid, m in step.emitted:
+        q = world.requests.get(qid) if qid else None
+        if q is None or "error" not in m or not elicitation_refusal(m):
+            continue
+        run = named_run(world, q.task_ref) if q.task_ref else world.runs.get(q.run) if q.run else None
+        if run is not None:
+            out.append((q, run, tuple(m["error"]["data"]["requiredCapabilities"]["elicitation"] or {})))
+    return out
+
+
 def _prj4_premise(world, step):
-    return bool(_input_messages(world, step)) or any(
-        elicitation_refusal(m) for _, m in step.emitted if "error" in m)
+    return bool(_input_messages(world, step)) or bool(_refusals(world, step))
 
 
 @prop("input-only-to-declared-elicitation", "PRJ-4", "step", "core RequestMetaObject, map mcp.mrtr",
-      "An input request is sent only to a request whose client declared elicitation with the mode it uses, "
-      "read per P-ELICIT; capabilities are never inferred from earlier requests.", premise=_prj4_premise,
+      "An input request is sent only to a request whose client declared elicitation with the mode it uses "
+      "(a bare `elicitation: {}` declares form), read per P-ELICIT; input is withheld (-32021) only for a mode "
+      "not declared; capabilities are never inferred from earlier requests.", premise=_prj4_premise,
       reads=("emitted",))
 def input_only_to_declared_elicitation(world, step):
+    for q, run, required in _refusals(world, step):
+        asked = asked_request(world, q, run)
+        have = [m for m in required if m in declared_modes(asked)]
+        if have:
+            return (f"{q.method} {q.id} of {q.subject} was refused -32021 requiring elicitation {list(required)} "
+                    f"for {world.label(run.id)}, but {asked.id} declared {have[0]} mode")
     for q, run, entries in _input_messages(world, step):
         asked = asked_request(world, q, run)
         have = declared_modes(asked)

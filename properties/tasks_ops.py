@@ -23,9 +23,11 @@
 - TTL-3 (safety). For a caller who may read the run (same server and tenant, `runs:read`), a
   declaring `tasks/get` resolves the task before purge; after purge it gets exactly the answer a
   never-issued id gets (the ISO-1 not-found answer: same code, message and data).
-- TTL-4 (safety). For a caller who may read the run, a declaring `tasks/get` resolves the task
-  until the latest `createdAt + ttlMs` any emitted task of the run promised has elapsed (the
-  official check `TasksNoEarlyTtlExpiry`). RFC §F.11 lets a host advertise a TTL beyond its purge
+- TTL-4 (safety). For a caller who may read the run, until the latest `createdAt + ttlMs` any
+  emitted task of the run promised has elapsed, a declaring `tasks/get` resolves the task, and a
+  declaring `tasks/update`, `tasks/cancel` or `subscriptions/listen` finds it: never the not-found
+  answer (the listen acknowledges it), save the -32602 P-UNAUTHORIZED / P-APPROVER "error" give a
+  caller without the right (the official check `TasksNoEarlyTtlExpiry`). RFC §F.11 lets a host advertise a TTL beyond its purge
   time, which breaks this (variant `ttl-beyond-retention`).
 """
 from __future__ import annotations
@@ -38,8 +40,8 @@ from model import identity
 from model.world import EPOCH
 
 from .base import prop
-from .creation import elicitation_refusal
-from .update import new_request, readable_task, response_to, served_task_request
+from .creation import elicitation_refusal, eligible
+from .update import _key_names, new_request, readable_task, response_to, served_task_request
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 TERMINAL_EVENTS = ("run.completed", "run.failed", "run.cancelled")
@@ -342,7 +344,7 @@ def _reader_get(world, step):
 
 def _not_found_reference(world, step, q) -> dict:
     """The error a never-issued id gets: observed at an earlier step when there was one, else asked."""
-    facts = world.facts.setdefault("TTL-3", {})
+    facts = world.facts.peek("TTL-3", {})
     if "unknown" in facts:
         return facts["unknown"]
     probe = replace(q, task_ref=NEVER_ISSUED, mcp_name=NEVER_ISSUED)
@@ -408,27 +410,77 @@ def _advertised_expiries(world, step) -> dict:
     return facts
 
 
+TTL4_DOORS = ("tasks/get", "tasks/update", "tasks/cancel", "subscriptions/listen")
+
+
+def _entitled(world, q, run) -> bool:
+    """q's caller may read the run (same server and tenant, `runs:read`, durably created), purged or not."""
+    s = world.params.subject(q.subject)
+    return run.server == q.server and run.durable and s.tenant == run.tenant and "runs:read" in s.scopes
+
+
+def _reader_doors(world, step):
+    """(q, run) for each task a declaring request of a door TTL-4 names asks of a caller entitled to read it."""
+    q = new_request(world, step)
+    if q is None or q.method not in TTL4_DOORS or not served_task_request(world, q):
+        return []
+    refs = _requested_ids(q) if q.method == "subscriptions/listen" else [q.task_ref]
+    runs = [_run_of_ref(world, ref) for ref in refs]
+    return [(q, run) for run in runs if run is not None and _entitled(world, q, run)]
+
+
+def _requested_ids(q) -> list:
+    return ((q.message.get("params") or {}).get("notifications") or {}).get("taskIds") or []
+
+
+def _may_refuse(world, q, run) -> bool:
+    """The host may answer q -32602 though it found the task: a tasks/cancel or tasks/update its caller has
+    no right to, where P-UNAUTHORIZED / P-APPROVER say "error" (that answer is the not-found one)."""
+    p, s = world.params, world.params.subject(q.subject)
+    if q.method == "tasks/cancel":
+        return p.p_unauthorized == "error" and "runs:cancel" not in s.scopes
+    if q.method == "tasks/update" and "error" in (p.p_unauthorized, p.p_approver):
+        keys = ((q.message.get("params") or {}).get("inputResponses") or {})
+        return any(i in run.interrupts and not eligible(world, q.subject, run, i)
+                   for k in keys for i in _key_names(world, k))
+    return False
+
+
+def _finds(world, step, q, run) -> bool:
+    """Whether the answer to q found the run: tasks/get resolves it (or withholds its input, PRJ-4), a listen
+    acknowledges it, tasks/update and tasks/cancel are not answered with the not-found error."""
+    if q.method == "subscriptions/listen":
+        for key, m in step.emitted:
+            if key == q.id and m.get("method") == "notifications/subscriptions/acknowledged":
+                acked = ((m.get("params") or {}).get("notifications") or {}).get("taskIds") or []
+                return any(_run_of_ref(world, t) is run for t in acked)
+        return True                        # refused whole (a capability error): not a not-found
+    msg = response_to(step, q.id) or {}
+    if q.method == "tasks/get":
+        return _run_of_ref(world, (msg.get("result") or {}).get("taskId")) is run or elicitation_refusal(msg)
+    return msg.get("error") is None or msg["error"] != _not_found_reference(world, step, q) or _may_refuse(world, q, run)
+
+
 def _ttl4_premise(world, step):
-    q, run = _reader_get(world, step)
-    return run is not None and run.id in world.facts.peek("TTL-4", {})
+    expiries = world.facts.peek("TTL-4", {})
+    return any(run.id in expiries for _, run in _reader_doors(world, step))
 
 
 @prop("no-purge-before-ttl", "TTL-4", "step", "ext-tasks §Task TTL, conformance",
-      "For a caller who can read the run, tasks/get resolves until createdAt + ttlMs has elapsed: no purge "
-      "before the advertised TTL.", premise=_ttl4_premise, reads=("emitted", "created", "respond"))
+      "For a caller who can read the run, until createdAt + ttlMs has elapsed tasks/get resolves the task and "
+      "tasks/update, tasks/cancel and a subscriptions/listen acknowledgement find it (never the not-found "
+      "answer): no purge before the advertised TTL.", premise=_ttl4_premise, reads=("emitted", "created", "respond"))
 def ttl4_resolves_until_ttl(world, step):
     expiries = _advertised_expiries(world, step)
-    q, run = _reader_get(world, step)
-    if run is None or run.id not in expiries:
-        return None
-    expiry, told = expiries[run.id]
     now = world.clock * world.params.tick_ms
-    msg = response_to(step, q.id) or {}
-    res = msg.get("result") or {}
-    if now < expiry and _run_of_ref(world, res.get("taskId")) is not run and not elicitation_refusal(msg):
-        return (f"tasks/get {q.id} by {q.subject} for {world.label(run.id)} at {now} ms did not resolve"
-                f"{' (purged)' if run.purged else ''}, though the task sent to {told} promised it until "
-                f"createdAt + ttlMs = {expiry} ms")
+    for q, run in _reader_doors(world, step):
+        if run.id not in expiries:
+            continue
+        expiry, told = expiries[run.id]
+        if now < expiry and not _finds(world, step, q, run):
+            return (f"{q.method} {q.id} by {q.subject} for {world.label(run.id)} at {now} ms did not find it"
+                    f"{' (purged)' if run.purged else ''}, though the task sent to {told} promised it until "
+                    f"createdAt + ttlMs = {expiry} ms")
     return None
 
 

@@ -28,6 +28,7 @@ CORPUS = [
     ("runs_credential_input_as_form.py", "host-small", "PRJ-2"),
     ("runs_ttl_cancels_live_run.py", "host-clock", "TTL-2"),
     ("runs_purge_before_live_ttl.py", "host-clock,max_requests=2,retention=0,max_time=0", "TTL-4"),   # two reads
+    ("runs_write_doors_ignore_ttl.py", "host-clock,max_requests=2,retention=0,max_time=0", "TTL-4"),  # a call, a cancel
     ("runs_one_answer_resolves_all.py", 'host-small,max_interrupts=2,clients=("C2",)', "UPD-2"),   # parallel nodes
     # Authorization: an owner not on the approver list, a same-tenant reader without approvals:respond,
     # another tenant, a Subject without runs:read (Cn speaks for the n-th Subject: C3 carol, C4 mallory, C5 dave).
@@ -38,6 +39,11 @@ CORPUS = [
     # HTTP: the status an unreadable task's -32602 is sent with.
     ("http_purged_task_gone.py", "host-clock,retention=0,max_time=0", "WIRE-5"),
     ("http_foreign_task_403.py", 'host-small,clients=("C1","C2","C3","C4")', "WIRE-5"),
+    ("http_unreadable_task_404.py", 'host-small,clients=("C1","C4")', "ISO-1"),
+    # Connection events: an answered request's disconnect cancelling the run its MRTR retry owns.
+    ("disconnect_after_answer_cancels_retrys_run.py", "host-small", "OWN-4"),
+    # Capabilities: a bare `elicitation: {}` (mallory's client) read as no elicitation.
+    ("elicit_bare_declaration_as_none.py", 'host-small,clients=("C4",)', "PRJ-4"),
     # The harness: a stream dropped (not torn down) never falls back; a short exchange declaring Tasks.
     ("harness_teardown_only_fallback.py", "composed-small,harness_max_crashes=0,harness_short_ops=False", "LIV-2"),
     ("harness_short_declares_where_offered.py", "composed-small", "HNS-7"),
@@ -45,7 +51,7 @@ CORPUS = [
 
 
 # Entries whose shortest refutation needs two requests: a minute or more of search, run with --slow.
-SLOW = {"runs_purge_before_live_ttl.py"}
+SLOW = {"runs_purge_before_live_ttl.py", "runs_write_doors_ignore_ttl.py"}
 
 
 def _cases():

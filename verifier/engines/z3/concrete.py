@@ -7,7 +7,7 @@ concrete step `w -> w'` taken with `(action, args)` must satisfy
 """
 from __future__ import annotations
 
-from model import identity
+from model import identity, wire
 from model.lifecycle import REQUEST_PHASES, RUN_STATUSES
 from properties.creation import EXT, features_problem, probe_request
 from properties.notify_wire import CREATE_FIELDS, run_internals
@@ -251,7 +251,7 @@ def abstract(world, enc: Encoding) -> dict:
             ("r_parent", k): _slot(runs, r.parent, "run"), ("r_created", k): r.created_at,
             ("r_terminal", k): -1 if r.terminal_at is None else r.terminal_at, ("r_durable", k): r.durable,
             ("r_purged", k): r.purged, ("r_creq", k): _slot(reqs, r.creating_request, "request"),
-            ("r_elicit", k): r.declared_elicitation, ("r_fork", k): r.fork_of is not None,
+            ("r_elicit", k): _elicit_level(world, r), ("r_fork", k): r.fork_of is not None,
             ("r_reason", k): E.REASONS.index(r.cancel_reason) if r.cancel_reason in E.REASONS else -1,
             ("r_comp", k): any(e["type"] == "effect.performed" and e.get("kind") == "compensation"
                                and not e.get("replayed") for e in log),
@@ -456,3 +456,12 @@ def decode_args(world, action: str, A: dict) -> dict:
 def diff(a: dict, b: dict) -> list:
     """The keys where two encoded states differ, with both values."""
     return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b), key=str) if a.get(k) != b.get(k)]
+
+
+def _elicit_level(world, run) -> int:
+    """The encoding's r_elicit (Encoding.elicit_level): the modes the run's creating request declared,
+    0 none, 1 form only, 2 form and url; 2 for a run no request created (its asker is read instead)."""
+    if run.creating_request is None:
+        return 2
+    modes = wire.declared_elicitation_modes(world.requests[run.creating_request].message)
+    return {(): 0, ("form",): 1, ("form", "url"): 2}[modes]

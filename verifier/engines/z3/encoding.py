@@ -463,6 +463,7 @@ class Encoding:
         self.scope_respond = [("approvals:respond" in s.scopes) for s in P.subjects]
         self.bob = names.index("bob") if "bob" in names else -1      # host.run_interrupt: approvers ("bob",)
         self.carol = names.index("carol") if "carol" in names else -1  # clients.new_request: no elicitation
+        self.mallory = names.index("mallory") if "mallory" in names else -1   # a bare `elicitation: {}`: form
         none = self.flags["serves_tasks"] == "none"
         self.serves = [False if none else bool(s) for _, s in P.servers]
         self.params_serves = [bool(s) for _, s in P.servers]      # model.clients.task_refs reads Params
@@ -734,7 +735,7 @@ class Encoding:
         self.put(t, "r_upd", k, t[("clock",)], cond)
 
     # ---- shared host mechanics ----------------------------------------------------------------------
-    def create_run(self, t, cond, server, owner, by_idx, parent=-1, creq=-1, elicit=True, durable=True,
+    def create_run(self, t, cond, server, owner, by_idx, parent=-1, creq=-1, elicit=2, durable=True,
                    fork=False, log=1, restres=False):
         k = t[("n_runs",)]
         t[("_crash",)] = OR(t[("_crash",)], AND(cond, NOT(LT(k, self.sizes.runs))))
@@ -900,6 +901,21 @@ class Encoding:
             mask = ADD(mask, ITE(here, 1 << j, 0))
         return mask
 
+    def elicit_level(self, subj):
+        """The elicitation a Subject's client declares (model.clients.new_request): 0 none (carol), 1 form
+        only, implicitly (mallory's bare `elicitation: {}`), 2 form and url."""
+        return ITE(EQ(subj, self.carol), 0, ITE(EQ(subj, self.mallory), 1, 2))
+
+    def missing_input(self, s, k, level):
+        """Rules.missing_elicitation: an open client-answerable interrupt of run k needs a mode (form, or
+        url for a credential) that elicitation level `level` does not declare (PRJ-4)."""
+        out = False
+        for j in range(self.sizes.interrupts):
+            here = AND(LT(j, s[("n_ints",)]), EQ(s[("i_run", j)], k), s[("i_open", j)],
+                       NOT(EQ(s[("i_kind", j)], KINDS.index("external-event"))))
+            out = OR(out, AND(here, ITE(s[("i_form", j)], LT(level, 1), LT(level, 2))))
+        return out
+
     def answer_result(self, s, q):
         """Rules.answer_tools_call: (has an answer, response kind, task status, requestState interrupt)."""
         k = self.sel(s, "q_run", q, -1)
@@ -915,12 +931,12 @@ class Encoding:
         tool = ITE(self.tool_ok(status), RESP["call-ok"], RESP["call-error"])
         found, i0 = self.first_open_interrupt(s, k)
         if self.params.p_elicit == "each-get":
-            elicit = NOT(EQ(self.subject_of(self.sel(s, "q_client", q)), self.carol))
+            level = self.elicit_level(self.subject_of(self.sel(s, "q_client", q)))
         else:
-            elicit = self.sel(s, "r_elicit", k, False)
+            level = self.sel(s, "r_elicit", k, 0)
         asks = AND(NOT(tasked), NOT(terminal), IN(status, (ST["waiting-approval"], ST["waiting-input"])))
         has = AND(durable, OR(tasked, terminal, AND(asks, found)))
-        input_kind = ITE(NOT(elicit), RESP["missing-capability"], RESP["input-required"])   # PRJ-4
+        input_kind = ITE(self.missing_input(s, k, level), RESP["missing-capability"], RESP["input-required"])  # PRJ-4
         kind = ITE(terminal, tool, ITE(tasked, RESP["create-task"], input_kind))
         mode = self.flags["answer_tools_call"]
         asking = (ST["waiting-approval"], ST["waiting-input"])
@@ -1146,7 +1162,6 @@ class Encoding:
     def receive_call(self, t, A, cond=True):
         """A tools/call from A.client is sent and received (host._receive_call); returns its slot."""
         subj = self.subject_of(A.client)
-        elicit = NOT(EQ(subj, self.carol))
         q = self.new_request(t, cond, A.client, A.server, A.transport, "tools/call", A.declare, q_tool=A.tool)
         capable = AND(A.declare, self.serves_tasks(A.server))
         missing = AND(EQ(A.tool, TOOLS.index("task-only")), NOT(capable))
@@ -1156,7 +1171,7 @@ class Encoding:
         k = t[("n_runs",)]
         durable = bool(self.flags["durable_on_create"])
         self.create_run(t, creates, A.server, subj, ITE(capable, BY.index("tasked-call"), BY.index("blocking-call")),
-                        creq=q, elicit=elicit, durable=durable)
+                        creq=q, elicit=self.elicit_level(subj), durable=durable)
         self.put(t, "q_run", q, k, creates)
         self.put(t, "q_owns", q, k, creates)            # Rules.owns_on_receipt: a creating tools/call
         return q
@@ -1261,12 +1276,13 @@ class Encoding:
                 self.append(t, k, ok)
             resp = RESP["create-task"] if self.flags["get_task_result"] == "result-type-task" else RESP["get"]
             # PRJ-4: an input_required task whose input the caller cannot receive (P-ELICIT) is refused -32021
-            asker = NOT(EQ(subj, self.carol))
+            asker = self.elicit_level(subj)
             if self.params.p_elicit == "each-get":
-                elicit = asker
+                level = asker
             else:
-                elicit = ITE(EQ(self.sel(s, "r_creq", k, -1), -1), asker, self.sel(s, "r_elicit", k, False))
-            refused = AND(ok, EQ(self.project(self.sel(s, "r_status", k)), TS["input_required"]), NOT(elicit))
+                level = ITE(EQ(self.sel(s, "r_creq", k, -1), -1), asker, self.sel(s, "r_elicit", k, 0))
+            refused = AND(ok, EQ(self.project(self.sel(s, "r_status", k)), TS["input_required"]),
+                          self.missing_input(s, k, level))
             resp = ITE(refused, RESP["missing-capability"], resp)
             got = AND(ok, NOT(refused))
             rstat = ITE(got, self.project(self.sel(s, "r_status", k)), -1)
@@ -1571,10 +1587,10 @@ def _name(key, tag):
 
 RUN_FIELDS = {"r_status": "int", "r_server": "int", "r_owner": "int", "r_by": "int", "r_parent": "int",
               "r_created": "int", "r_terminal": "int", "r_durable": "bool", "r_purged": "bool", "r_creq": "int",
-              "r_elicit": "bool", "r_fork": "bool", "r_reason": "int", "r_comp": "bool", "r_log": "int",
+              "r_elicit": "int", "r_fork": "bool", "r_reason": "int", "r_comp": "bool", "r_log": "int",
               "r_restres": "bool", "r_grace": "int", "r_rpt": "bool", "r_upd": "int"}
 RUN_DEFAULTS = {"r_status": 0, "r_server": 0, "r_owner": 0, "r_by": 0, "r_parent": -1, "r_created": 0,
-                "r_terminal": -1, "r_durable": True, "r_purged": False, "r_creq": -1, "r_elicit": True,
+                "r_terminal": -1, "r_durable": True, "r_purged": False, "r_creq": -1, "r_elicit": 2,
                 "r_fork": False, "r_reason": 0, "r_comp": False, "r_log": 0,
                 "r_restres": False, "r_grace": -1, "r_rpt": False, "r_upd": 0}
 INT_FIELDS = {"i_run": "int", "i_kind": "int", "i_form": "bool", "i_open": "bool", "i_by": "int", "i_res": "int",

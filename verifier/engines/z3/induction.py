@@ -168,8 +168,8 @@ def run_origin(enc, st):
                                  EQ(enc.subject_of(enc.sel(st, "q_client", creq)), st[("r_owner", k)]),
                                  EQ(EQ(by, tasked), AND(enc.sel(st, "q_decl", creq, False),
                                                         enc.serves_tasks(st[("r_server", k)]))),
-                                 EQ(st[("r_elicit", k)], NOT(EQ(st[("r_owner", k)], enc.carol))))),
-            IMPLIES(NOT(is_call), st[("r_elicit", k)]))))
+                                 EQ(st[("r_elicit", k)], enc.elicit_level(st[("r_owner", k)])))),
+            IMPLIES(NOT(is_call), EQ(st[("r_elicit", k)], 2)))))
         others.append(AND(ex, NOT(is_call)))
     parts.append(LE(COUNT(*others), enc.params.max_runs))
     return AND(*parts)
