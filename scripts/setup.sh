@@ -4,8 +4,8 @@
 # installed is said, and the tool then skips that output and tells so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# --browser (the tests): also the extras the tests drive (reference host, Ray, Playwright), Chromium
-# and Redis.
+# --browser (the tests): also the extras the tests drive (reference host, Ray, Playwright), Chromium,
+# Redis and the official MCP conformance suite (npm, pinned, into .cache/conformance).
 want_browser=0
 [ "${1:-}" = "--browser" ] && want_browser=1
 extras=test
@@ -38,4 +38,16 @@ fi
 if [ "$want_browser" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
   apt_install redis-server
   command -v redis-server >/dev/null 2>&1 || echo "setup: redis-server missing: the shared example database tests will be skipped"
+fi
+conformance=@modelcontextprotocol/conformance@0.2.0-alpha.12
+if [ "$want_browser" = 1 ]; then
+  if command -v npm >/dev/null 2>&1; then
+    installed=.cache/conformance/node_modules/@modelcontextprotocol/conformance/package.json
+    if ! grep -q "\"version\": \"${conformance##*@}\"" "$installed" 2>/dev/null; then
+      npm install --prefix .cache/conformance --save-exact --no-audit --no-fund --loglevel=error "$conformance" \
+        >/dev/null 2>&1 || echo "setup: could not install $conformance: its live test will be skipped"
+    fi
+  else
+    echo "setup: npm missing: the official MCP conformance suite's live test will be skipped"
+  fi
 fi

@@ -10,6 +10,7 @@ import os
 import sys
 
 from .bugs import Bugs
+from .identity import TOKENS
 
 
 class Parser(argparse.ArgumentParser):
@@ -31,6 +32,11 @@ def main(argv=None) -> int:
     p.add_argument("--retention", type=float, default=300.0, help="seconds a terminal run stays readable")
     p.add_argument("--token", default=os.environ.get("REFHOST_TOKEN"),
                    help="stdio: the bearer token the session speaks for (default $REFHOST_TOKEN)")
+    test = p.add_argument_group("test-only (tests/live/test_conformance.py; never for a real deployment)")
+    test.add_argument("--test-token-for", choices=sorted(TOKENS), metavar="SUBJECT",
+                      help="a request with no Authorization header acts as SUBJECT (a client that sends no credential)")
+    test.add_argument("--suite-fixtures", action="store_true",
+                      help="also offer the official MCP conformance suite's fixture tools (examples/host/fixtures.py)")
     a = p.parse_args(argv)
     if a.transport == "stdio" and not a.token:
         p.error("stdio needs --token (or REFHOST_TOKEN): the Subject the session speaks for")
@@ -39,7 +45,7 @@ def main(argv=None) -> int:
     from .server import Host
     try:
         host = Host(a.log, Bugs.from_names(a.bug), a.retention, f"Bearer {a.token}" if a.token else None,
-                    serves_tasks=not a.plain)
+                    serves_tasks=not a.plain, test_subject=a.test_token_for, suite_fixtures=a.suite_fixtures)
     except OSError as e:
         p.error(f"cannot write the log {a.log}: {e.strerror}")
     if a.transport == "stdio":

@@ -32,6 +32,8 @@ class Interrupt:
     kind: str
     approvers: tuple[str, ...] | None
     open: bool = True
+    question: dict | None = None       # (fixtures) the elicitation's message and schema; None: the approval form
+    answer: dict | None = None         # (fixtures) the content of the answer that resolved it
 
 
 @dataclass
@@ -49,6 +51,7 @@ class Run:
     interrupts: list[str] = field(default_factory=list)
     cancel_reason: str | None = None
     elicitation: tuple[str, ...] = ()  # elicitation modes the creating request declared (P-ELICIT)
+    output: str | None = None          # (fixtures) the tool result's text; None: "run <status>"
     task: asyncio.Task | None = None
     started: bool = False              # the program task has begun (a task cancelled before that never runs)
     version: int = 0                   # bumped by every change; `changed` is set and replaced then
@@ -76,6 +79,8 @@ class Engine:
         self.cancelled: set[OwnerKey] = set()     # requests cancelled before their response: never answered
         self.request_states: dict[str, RequestState] = {}
         self.watchers: list[Callable[[Run], None]] = []   # listen streams
+        # tool -> async program(engine, run) for tools beyond the RFC's fixtures (examples/host/fixtures.py)
+        self.programs: dict[str, Callable] = {}
 
     # ---- the log ---------------------------------------------------------------------------
     def _append(self, run: Run, event_type: str, status: str | None = None, **data) -> None:
@@ -112,7 +117,9 @@ class Engine:
             return
         try:
             self._append(run, "run.started", "running")
-            if run.tool == "conformance-approval":
+            if run.tool in self.programs:
+                await self.programs[run.tool](self, run)
+            elif run.tool == "conformance-approval":
                 i = Interrupt(id=mint(run.tenant, "i-"), run=run.id, kind="approval", approvers=APPROVERS)
                 self.interrupts[i.id] = i
                 run.interrupts.append(i.id)
@@ -138,6 +145,25 @@ class Engine:
     def _finish(self, run: Run, status: str, kind: str) -> None:
         if run.status == "running":
             self._append(run, kind, status)
+
+    def complete(self, run: Run, output: str | None = None, failed: bool = False) -> None:
+        run.output = output
+        self._finish(run, "failed" if failed else "completed", "run.failed" if failed else "run.completed")
+
+    async def ask(self, run: Run, questions: list[dict]) -> list[Interrupt]:
+        """Open one input interrupt per question at once (anyone of the tenant with approvals:respond may
+        answer) and wait until every one is answered."""
+        asked = []
+        for q in questions:
+            i = Interrupt(id=mint(run.tenant, "i-"), run=run.id, kind="clarification", approvers=None, question=q)
+            self.interrupts[i.id] = i
+            run.interrupts.append(i.id)
+            asked.append(i)
+        for i in asked:
+            self._append(run, "interrupt.requested", "waiting-input", interruptId=i.id, kind=i.kind)
+        while run.status in WAITING:
+            await run.changed.wait()
+        return asked
 
     def cancel(self, run: Run, reason: str, cause: str) -> bool:
         """cancelRun: accept a cancel of a non-terminal run; the run then finishes cancelling."""
@@ -188,12 +214,12 @@ class Engine:
     def open_interrupts(self, run: Run) -> list[Interrupt]:
         return [self.interrupts[i] for i in run.interrupts if self.interrupts[i].open]
 
-    def resolve(self, i: Interrupt, subject: Subject, action: str, via: str) -> bool:
+    def resolve(self, i: Interrupt, subject: Subject, action: str, via: str, content: dict | None = None) -> bool:
         """Resolve at most once (§E.7), by an eligible approver only."""
         run = self.runs.get(i.run)
         if run is None or not i.open or run.status not in WAITING or not self.eligible(subject, i):
             return False
-        i.open = False
+        i.open, i.answer = False, content
         self._append(run, "interrupt.resolved", "running" if not self.open_interrupts(run) else run.status,
                      interruptId=i.id, by=subject.name, action=action, via=via)
         return True

@@ -14,7 +14,8 @@ from starlette.routing import Mount, Route
 
 from .bugs import Bugs
 from .engine import Engine
-from .identity import subject_for
+from .fixtures import FIXTURES, PROGRAMS, greet
+from .identity import TOKENS, subject_for
 from .recorder import RecordingASGI, RecordingStreams, TrafficLog
 from .tasks import TOOLS, OpenParams, TasksExtension
 
@@ -23,11 +24,21 @@ MCP_PATH = "/mcp"
 
 class Host:
     def __init__(self, log_path=None, bugs: Bugs | None = None, retention_s: float = 300.0,
-                 stdio_authorization: str | None = None, serves_tasks: bool = True):
+                 stdio_authorization: str | None = None, serves_tasks: bool = True,
+                 test_subject: str | None = None, suite_fixtures: bool = False):
         self.bugs = bugs or Bugs()
+        # Test-only (tests/live/test_conformance.py): a request with no Authorization header at all acts
+        # as this Subject, for a client that sends no credential (the official conformance suite).
+        self.test_authorization = f"Bearer {TOKENS[test_subject]}" if test_subject else None
+        self.tools = dict(TOOLS)            # name -> (description, argument schema): the tools run as runs
+        self.task_only = {"conformance-task-only"}
         self.serves_tasks = serves_tasks          # False: a plain mount, the model's S2
         self.log = TrafficLog(log_path, "S1" if serves_tasks else "S2") if log_path else None
         self.engine = Engine(self.bugs, self.log.run_event if self.log else None, retention_s)
+        if suite_fixtures:
+            self.tools.update({name: (d, schema) for name, (d, schema, _) in FIXTURES.items()})
+            self.task_only |= {name for name, (_, _, support) in FIXTURES.items() if support == "required"}
+            self.engine.programs.update(PROGRAMS)
         self.stdio_authorization = stdio_authorization
         self.stdio_conn = "s0"
         self.tasks = TasksExtension(self)
@@ -35,8 +46,10 @@ class Host:
         # extension's `notifications.taskIds` filter needs its own (registered below).
         self.mcp = MCPServer("openwop-reference-host", extensions=[self.tasks] if serves_tasks else [],
                              subscriptions=False, log_level="WARNING")
-        for name, (description, schema) in TOOLS.items():
+        for name, (description, schema) in self.tools.items():
             self.mcp.add_tool(_placeholder(name), name=name, description=description)
+        if suite_fixtures:
+            self.mcp.add_tool(greet, name="greet", description="Returns `Hello, {name}!` (sync-only).")
         low = self.mcp._lowlevel_server
         low.add_request_handler("subscriptions/listen", OpenParams, self.tasks.listen)
         if not serves_tasks:
@@ -54,7 +67,7 @@ class Host:
         return RecordingASGI(app, self.log, self.engine, MCP_PATH) if self.log else app
 
     async def run_list(self, request: Request):
-        subject = subject_for(request.headers.get("authorization"))
+        subject = subject_for(request.headers.get("authorization") or self.test_authorization)
         if subject is None:
             return JSONResponse({"error": "unauthenticated"}, status_code=401)
         runs = [{"runId": r.id, "status": r.status, "tool": r.tool, "reason": r.cancel_reason,

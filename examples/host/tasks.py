@@ -45,6 +45,9 @@ TOOLS = {   # the RFC's conformance fixtures, and one tool that runs only as a t
 }
 
 
+APPROVAL_SCHEMA = {"type": "object", "properties": {"approved": {"type": "boolean"}}}
+
+
 class OpenParams(RequestParams):
     """The extension methods read their params raw (ctx.params); this only admits them."""
     model_config = ConfigDict(extra="allow")
@@ -67,6 +70,16 @@ def iso(ts: float) -> str:
 def declares(ctx, key: str = "extensions") -> dict:
     caps = ((ctx.params or {}).get("_meta") or {}).get(wire.META_CLIENT_CAPABILITIES) or {}
     return caps.get(key) or {}
+
+
+def elicitation_modes(ctx) -> tuple[str, ...]:
+    """The elicitation modes a request declared. A bare `elicitation: {}` (the shape from before modes
+    existed) is form mode: the schema's "form mode only (implicit)" example, as the SDK's resolver reads it."""
+    caps = ((ctx.params or {}).get("_meta") or {}).get(wire.META_CLIENT_CAPABILITIES) or {}
+    declared = caps.get("elicitation")
+    if not isinstance(declared, dict):
+        return ()
+    return tuple(m for m in ("form", "url") if m in declared or (m == "form" and "url" not in declared))
 
 
 class TasksExtension(Extension):
@@ -94,11 +107,14 @@ class TasksExtension(Extension):
 
     def tool_result(self, run: Run) -> dict:
         """completed -> isError false; failed and cancelled -> isError true (§G.14)."""
-        return wire.call_tool_result(run.status != "completed", f"run {run.status}")
+        return wire.call_tool_result(run.status != "completed", run.output or f"run {run.status}")
 
     def input_requests(self, run: Run) -> dict:
-        return {i.id: wire.elicitation_input_request(f"{i.kind} needed", {
-            "type": "object", "properties": {"approved": {"type": "boolean"}}}) for i in self.engine.open_interrupts(run)}
+        out = {}
+        for i in self.engine.open_interrupts(run):
+            q = i.question or {"message": f"{i.kind} needed", "schema": APPROVAL_SCHEMA}
+            out[i.id] = wire.elicitation_input_request(q["message"], q["schema"])
+        return out
 
     def task_fields(self, run: Run) -> dict:
         status = PROJECTION[run.status]
@@ -122,7 +138,7 @@ class TasksExtension(Extension):
     # ---- the caller and the task it names ----------------------------------------------------
     def subject(self, ctx) -> Subject:
         auth = ctx.request.headers.get("authorization") if ctx.request is not None else self.host.stdio_authorization
-        subject = subject_for(auth)
+        subject = subject_for(auth or self.host.test_authorization)
         if subject is None:
             raise MCPError(code=wire.INVALID_PARAMS, message="Unknown credential")
         return subject
@@ -176,7 +192,7 @@ class TasksExtension(Extension):
         for key, answer in ((ctx.params or {}).get("inputResponses") or {}).items():
             i = self.engine.interrupts.get(key)
             if i is not None and i.run == run.id and isinstance(answer, dict):
-                self.engine.resolve(i, subject, str(answer.get("action")), "tasks/update")
+                self.engine.resolve(i, subject, str(answer.get("action")), "tasks/update", answer.get("content"))
         return wire.empty_ack()          # P-APPROVER, P-UNAUTHORIZED: the empty ack, whatever it resolved
 
     async def tasks_cancel(self, ctx, params):
@@ -192,14 +208,14 @@ class TasksExtension(Extension):
     async def intercept_tool_call(self, params, ctx, call_next):
         raw = dict(ctx.params or {})
         name = raw.get("name")
-        if name not in TOOLS:
+        if name not in self.host.tools:
             return await call_next(ctx)
         subject = self.subject(ctx)
-        if name == "conformance-task-only":
+        if name in self.host.task_only:
             self.require_tasks(ctx)
         args = raw.get("arguments") or {}
         try:
-            jsonschema.validate(args, TOOLS[name][1])      # before any run is created
+            jsonschema.validate(args, self.host.tools[name][1])      # before any run is created
         except jsonschema.ValidationError:
             raise MCPError(code=wire.INVALID_PARAMS, message="Invalid arguments") from None
         key = self.owner_key(ctx)
@@ -208,7 +224,7 @@ class TasksExtension(Extension):
             run = self.retry(ctx, subject, raw, key)
         else:
             run = self.engine.create(subject, name, args, key, "tasked-call" if tasked else "blocking-call")
-            run.elicitation = tuple(declares(ctx, "elicitation"))
+            run.elicitation = elicitation_modes(ctx)
         if tasked:                                           # §B.3, §B.4
             return self.tool_result(run) if run.status in TERMINAL else self.create_result(run)
         return await self.block(ctx, subject, run, key)
@@ -222,7 +238,8 @@ class TasksExtension(Extension):
         self.engine.own(key, run)
         answer = (raw.get("inputResponses") or {}).get(rs.interrupt)
         if isinstance(answer, dict):
-            self.engine.resolve(self.engine.interrupts[rs.interrupt], subject, str(answer.get("action")), "mrtr")
+            self.engine.resolve(self.engine.interrupts[rs.interrupt], subject, str(answer.get("action")), "mrtr",
+                                answer.get("content"))
         return run
 
     async def block(self, ctx, subject: Subject, run: Run, key) -> dict:

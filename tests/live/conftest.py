@@ -42,7 +42,7 @@ def free_port() -> int:
 
 
 class HostProcess:
-    def __init__(self, folder: Path, name: str, bugs: tuple[str, ...]):
+    def __init__(self, folder: Path, name: str, bugs: tuple[str, ...], *flags: str):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = folder / f"{name}.jsonl"
@@ -50,7 +50,7 @@ class HostProcess:
         cmd = [sys.executable, "-m", "examples.host", "--port", str(self.port), "--log", str(self.log)]
         for b in bugs:
             cmd += ["--bug", b]
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self.stderr)
+        self.proc = subprocess.Popen([*cmd, *flags], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self.stderr)
         self._wait_ready()
 
     def _wait_ready(self, timeout: float = 30.0) -> None:
@@ -88,7 +88,8 @@ class HostThread(HostProcess):
     """The same host served by uvicorn on a thread of the test process: a real loopback server,
     without paying the SDK's import again for every host a test starts."""
 
-    def __init__(self, folder: Path, name: str, bugs: tuple[str, ...], serves_tasks: bool = True):
+    def __init__(self, folder: Path, name: str, bugs: tuple[str, ...], serves_tasks: bool = True,
+                 retention_s: float = 300.0):
         import threading
 
         import uvicorn
@@ -98,7 +99,7 @@ class HostThread(HostProcess):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = folder / f"{name}.jsonl"
-        self.host = Host(self.log, Bugs.from_names(bugs), serves_tasks=serves_tasks)
+        self.host = Host(self.log, Bugs.from_names(bugs), retention_s, serves_tasks=serves_tasks)
         self.server = uvicorn.Server(uvicorn.Config(self.host.http_app(), host="127.0.0.1", port=self.port,
                                                     log_level="warning", lifespan="on"))
         self.thread = threading.Thread(target=self.server.run, name=f"host-{name}", daemon=True)
@@ -120,8 +121,23 @@ def start_host(tmp_path):
     """Start hosts on free loopback ports (threads of this process); all are stopped at teardown."""
     started: list[HostProcess] = []
 
-    def start(*bugs: str, name: str = "host", serves_tasks: bool = True) -> HostProcess:
-        host = HostThread(tmp_path, name, bugs, serves_tasks)
+    def start(*bugs: str, name: str = "host", serves_tasks: bool = True, retention_s: float = 300.0) -> HostProcess:
+        host = HostThread(tmp_path, name, bugs, serves_tasks, retention_s)
+        started.append(host)
+        return host
+
+    yield start
+    for host in started:
+        host.stop()
+
+
+@pytest.fixture(scope="module")
+def host_process(tmp_path_factory):
+    """Start hosts as child processes with extra command-line flags, for a whole module."""
+    started: list[HostProcess] = []
+
+    def start(name: str, *flags: str) -> HostProcess:
+        host = HostProcess(tmp_path_factory.mktemp(name), name, (), *flags)
         started.append(host)
         return host
 

@@ -49,7 +49,7 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
     behaviour explains, with the requirement the observed behaviour breaks when `diagnose` finds
     one. `undetermined`: a cap or the budget ran out, or the log has nothing to check."""
     mapping = read_mapping(mapping) if mapping is not None else {"tokens": {}}
-    header, events = read_log(log)
+    header, events = read_log(log, mapping=mapping)
     cls = resolve_variant(variant)
     name = getattr(cls, "name", "baseline") if cls is not None else "baseline"
     res = ValidationResult("conforms", len(events), 0, variant=name)
@@ -61,6 +61,7 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
     props = host_properties()
     m, matched, stop = match(events, mapping, cls, run_events, props, deadline, stop_on_violation=cls is None)
     res.matched, res.steps, res.candidates = matched, m.steps, len(m.cands)
+    res.unmodelled = m.outside.entries
     best = next((c for c in m.cands if c.violation is None), m.cands[0])
     res.properties = _verdicts(props, best)
     at = events[stop.at if stop is not None and stop.at is not None else min(m.index, len(events) - 1)]

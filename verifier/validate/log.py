@@ -2,9 +2,11 @@
 
 A log is JSON Lines (`schemas/traffic-log.schema.json`); each line is checked against the schema
 definition its `event` names, so a bad line gets one message about that line, not the whole
-`oneOf`. Beyond the schema, the order a recorder owes: a header only on line 1, a connection
-opened once before any message or close on it, nothing on it after its close. Any problem is a
-`LogError` naming the line (the command prints it in one line, exit 3).
+`oneOf`. Beyond the schema, what the schema's words require and a recorder owes: JSON numbers only
+(no NaN or Infinity), times `t` that never run backwards, a header only on line 1 naming a server
+the mapping has, a connection opened once before any message or close on it, nothing on it after
+its close, and no line nested deeper than `strict_json.MAX_DEPTH`. Any problem is a `LogError`
+naming the line (the command prints it in one line, exit 3).
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from model.params import Params
+
+from verifier.runtime.strict_json import JsonProblem, loads
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "traffic-log.schema.json"
 EVENTS = ("header", "open", "message", "close", "run")
@@ -69,8 +73,15 @@ def _where(error) -> str:
     return f"at {path}: " if path else ""
 
 
-def read_log(source, name: str = "log") -> tuple[dict | None, list[Event]]:
-    """(header or None, events) of a path or an iterable of lines; a LogError on bad input."""
+def servers(mapping: dict) -> set[str]:
+    """What a log's header may name as its server: the mapping's server (S1 by default) and mounts."""
+    mounts = mapping.get("mounts") or {}
+    return {mapping.get("server", "S1"), *mounts, *mounts.values()}
+
+
+def read_log(source, name: str = "log", mapping: dict | None = None) -> tuple[dict | None, list[Event]]:
+    """(header or None, events) of a path or an iterable of lines; a LogError on bad input. With
+    `mapping`, a header's server must be one it has."""
     if isinstance(source, (str, Path)):
         name = str(source)
         try:
@@ -81,15 +92,15 @@ def read_log(source, name: str = "log") -> tuple[dict | None, list[Event]]:
     else:
         lines = [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in source]
     validators = _validators()
-    header, events = None, []
+    header, events, last_t = None, [], 0
     opened: dict[str, str] = {}       # conn -> "open" | "closed"
     for n, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
-        except (json.JSONDecodeError, RecursionError) as e:
-            raise LogError(f"{name}:{n}: not JSON: {getattr(e, 'msg', e)}") from None
+            data = loads(raw)
+        except JsonProblem as e:
+            raise LogError(f"{name}:{n}: {e}") from None
         if not isinstance(data, dict):
             raise LogError(f"{name}:{n}: an event is a JSON object, not {type(data).__name__}")
         kind = data.get("event")
@@ -98,9 +109,15 @@ def read_log(source, name: str = "log") -> tuple[dict | None, list[Event]]:
         error = best_match(validators[kind].iter_errors(data))
         if error is not None:
             raise LogError(f"{name}:{n}: {kind} event {_where(error)}{error.message}"[:300])
+        if data["t"] < last_t:
+            raise LogError(f"{name}:{n}: t {data['t']} runs backwards (an earlier line has t {last_t})")
+        last_t = data["t"]
         if kind == "header":
             if header is not None or events:
                 raise LogError(f"{name}:{n}: a header may only be the first line")
+            if mapping is not None and "server" in data and data["server"] not in servers(mapping):
+                raise LogError(f"{name}:{n}: the header names server {data['server']!r}, which the mapping does not "
+                               f"have ({', '.join(sorted(servers(mapping)))})")
             header = data
             continue
         conn = data.get("conn")
@@ -125,11 +142,11 @@ def read_mapping(source) -> dict:
     if isinstance(source, (str, Path)):
         name = str(source)
         try:
-            source = json.loads(Path(source).read_text(encoding="utf-8"))
+            source = loads(Path(source).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as e:
             raise LogError(f"{name}: cannot read: {e.__class__.__name__}: {e}") from None
-        except json.JSONDecodeError as e:
-            raise LogError(f"{name}:{e.lineno}: not JSON: {e.msg}") from None
+        except JsonProblem as e:
+            raise LogError(f"{name}: {e}") from None
     error = best_match(Draft202012Validator(MAPPING_SCHEMA).iter_errors(source))
     if error is not None:
         raise LogError(f"{name}: mapping {_where(error)}{error.message}"[:300])

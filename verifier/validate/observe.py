@@ -13,7 +13,7 @@ Two halves:
 from __future__ import annotations
 
 from model import wire
-from model.clients import FABRICATED
+from model.clients import FABRICATED, new_request
 
 from verifier.validate.ids import Bindings, in_form, raw_of
 
@@ -29,13 +29,42 @@ class NotGenerated(Exception):
 
 
 # ---- requests ----------------------------------------------------------------------------------
-def _caps(params: dict) -> tuple[bool, tuple[str, ...]]:
+def _caps(params: dict) -> tuple[bool, tuple[str, ...] | None]:
+    """(declares the Tasks extension, the elicitation declaration's keys or None when absent)."""
     meta = params.get("_meta")
     if not isinstance(meta, dict) or wire.META_CLIENT_CAPABILITIES not in meta or wire.META_PROTOCOL_VERSION not in meta:
         raise NotGenerated("a request without the _meta core requires (clientCapabilities, protocolVersion)")
     caps = meta[wire.META_CLIENT_CAPABILITIES] or {}
     tasks = wire.TASKS_EXT in (caps.get("extensions") or {})
-    return tasks, tuple(sorted(caps.get("elicitation") or {}))
+    elicitation = caps.get("elicitation")
+    return tasks, None if elicitation is None else tuple(sorted(elicitation or {}))
+
+
+_DECLARED: dict = {}
+
+
+def _model_declares(world, client: str, subject: str) -> tuple[str, ...] | None:
+    """The elicitation declaration the model's client sends, read off the model's own request builder
+    (on a clone, once per rule set and Subject) so that the validator follows the model's vocabulary."""
+    key = (type(world.rules), subject)
+    if key not in _DECLARED:
+        from model.snapshot import clone
+        msg = new_request(clone(world), client, world.params.servers[0][0], "http", "tasks/get",
+                          declares_tasks=True, task_ref=FABRICATED[0]).message
+        _DECLARED[key] = _caps(msg["params"])[1]
+    return _DECLARED[key]
+
+
+def listed_task_ids(params) -> list | None:
+    """`notifications.taskIds` of a listen's params (or an acknowledgement's), None when not a list."""
+    notes = params.get("notifications") if isinstance(params, dict) else None
+    refs = notes.get("taskIds") if isinstance(notes, dict) else None
+    return refs if isinstance(refs, list) else None
+
+
+def task_refs(params) -> list:
+    """Every task reference a request's params name: its taskId and the taskIds it listens to."""
+    return [params.get("taskId") if isinstance(params, dict) else None, *(listed_task_ids(params) or [])]
 
 
 def _model_ref(ref, ids: Bindings) -> str:
@@ -89,10 +118,11 @@ def decode(world, msg: dict, conn, ids: Bindings, mapping: dict):
         _http_only(transport, method)
         return "discover", dict(client=client, server=server), None
     declare, modes = _caps(params)
-    want = () if subject == "carol" else tuple(sorted(wire.ELICITATION_MODES))
+    want = _model_declares(world, client, subject)
     if modes != want:
-        raise NotGenerated(f"{subject}'s client declaring elicitation modes {list(modes)} (the model's declares "
-                           f"{list(want)})")
+        def say(m):
+            return "no elicitation" if m is None else f"elicitation {{{', '.join(m)}}}"
+        raise NotGenerated(f"{subject}'s client declaring {say(modes)} (the model's declares {say(want)})")
     if method in REMOVED:
         _http_only(transport, method)
         return "unsupported", dict(client=client, server=server, method=method), None
@@ -123,8 +153,8 @@ def decode(world, msg: dict, conn, ids: Bindings, mapping: dict):
         return name, args, None
     if method == "subscriptions/listen":
         _http_only(transport, method)
-        refs = ((params.get("notifications") or {}).get("taskIds"))
-        if not isinstance(refs, list):
+        refs = listed_task_ids(params)
+        if refs is None:
             raise NotGenerated("a subscriptions/listen without notifications.taskIds")
         return "listen", dict(client=client, server=server, declare=declare), [_model_ref(r, ids) for r in refs]
     raise NotGenerated(f"method {method!r}")
@@ -138,6 +168,8 @@ def _http_only(transport, method):
 def _decode_call(world, params, client, server, transport, declare, ids, mapping):
     tools = mapping.get("tools") or {}
     name = params.get("name")
+    if not isinstance(name, str):
+        raise NotGenerated(f"a tools/call whose name is not a string ({name!r})")
     tool = tools.get(name, name if name in ("flow", "task-only", "bad-args") else None)
     if tool is None:
         raise NotGenerated(f"tools/call of tool {name!r}, which the mapping does not name")
@@ -183,8 +215,11 @@ def _slot(kind: str, value) -> tuple:
 def _input_requests(reqs) -> tuple:
     if not isinstance(reqs, dict):
         return ("$lit", repr(reqs))
-    return tuple((_slot("interrupt", k), (v or {}).get("method"), ((v or {}).get("params") or {}).get("mode", "form"))
-                 for k, v in reqs.items())
+    def entry(v) -> tuple:
+        v = v if isinstance(v, dict) else {}
+        params = v.get("params") if isinstance(v.get("params"), dict) else {}
+        return v.get("method"), params.get("mode", "form")
+    return tuple((_slot("interrupt", k), *entry(v)) for k, v in reqs.items())
 
 
 def _task(t: dict) -> tuple:
@@ -201,16 +236,16 @@ def _task(t: dict) -> tuple:
 def shape(msg: dict) -> tuple:
     """The normalised projection of a server-to-client message (see the module's docstring)."""
     if "method" in msg:
-        method, params = msg["method"], msg.get("params") or {}
+        method, params = msg["method"], msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if method == "notifications/tasks":
             return ("note", method, _task(params))
         if method == "notifications/subscriptions/acknowledged":
-            ids = (params.get("notifications") or {}).get("taskIds") or []
+            ids = listed_task_ids(params) or []
             return ("note", method, tuple(_slot("run", t) for t in ids))
         return ("note", method)
     if "error" in msg:
-        return ("error", (msg.get("error") or {}).get("code"))
-    res = msg.get("result") or {}
+        return ("error", msg["error"].get("code") if isinstance(msg["error"], dict) else None)
+    res = msg.get("result") if isinstance(msg.get("result"), dict) else {}
     kind = res.get("resultType")
     if kind == "task":
         return ("result", "task", _task(res))

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from verifier.runtime.exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED
+from verifier.validate.outside import summary
 
 EXIT = {"conforms": EXIT_OK, "diverges": EXIT_REFUTED, "undetermined": EXIT_UNDETERMINED}
 
@@ -33,6 +34,11 @@ class ValidationResult:
     reason: str = ""                         # undetermined: why (a cap, a budget, nothing checkable)
     steps: int = 0                           # model steps along the matched behaviour
     candidates: int = 0                      # model states consistent with the log at its end
+    unmodelled: list[dict] = field(default_factory=list)   # exchanges no model client sends: not judged
+
+    @property
+    def unjudged(self) -> str:
+        return summary(self.unmodelled) if self.unmodelled else ""
 
     @property
     def exit_code(self) -> int:
@@ -43,4 +49,5 @@ class ValidationResult:
                 "matched": self.matched, "steps": self.steps, "candidates": self.candidates,
                 "properties": self.properties,
                 "divergence": self.divergence.to_json() if self.divergence else None,
+                "unmodelled": self.unmodelled, **({"unjudged": self.unjudged} if self.unmodelled else {}),
                 **({"reason": self.reason} if self.reason else {}), "exit_code": self.exit_code}

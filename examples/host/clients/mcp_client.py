@@ -23,13 +23,22 @@ VERSION = "2026-07-28"
 _ids = itertools.count(1)
 
 
-def meta(tasks: bool = True, elicitation: bool = True) -> dict:
+def meta(tasks: bool = True, elicitation: bool | dict = True) -> dict:
+    """`elicitation`: True declares form and url modes, False nothing, a dict that very shape."""
     caps: dict[str, Any] = {}
     if tasks:
         caps["extensions"] = {TASKS_EXT: {}}
-    if elicitation:
+    if isinstance(elicitation, dict):
+        caps["elicitation"] = elicitation
+    elif elicitation:
         caps["elicitation"] = {"form": {}, "url": {}}
     return {"io.modelcontextprotocol/clientCapabilities": caps, "io.modelcontextprotocol/protocolVersion": VERSION}
+
+
+def declares(subject: str) -> bool | dict:
+    """The elicitation a Subject's client declares, as the model's clients do (model/clients.py):
+    carol's none, mallory's bare (`elicitation: {}`, form mode implicitly), the others form and url."""
+    return False if subject == "carol" else {} if subject == "mallory" else True
 
 
 @dataclass
@@ -74,8 +83,8 @@ def _sse_messages(lines) -> list[dict]:
 class HttpClient:
     """One Subject's client: each request is its own POST (its own connection on the host's log)."""
 
-    def __init__(self, base: str, token: str, elicitation: bool = True):
-        # `elicitation`: whether this client declares it can receive elicitation (form and url modes)
+    def __init__(self, base: str, token: str, elicitation: bool | dict = True):
+        # `elicitation`: what this client declares it can receive (see `meta`)
         self.base, self.token, self.elicitation = base.rstrip("/"), token, elicitation
 
     def _body(self, method: str, params: dict, tasks: bool, elicitation: bool) -> tuple[int, dict]:

@@ -14,7 +14,7 @@ import time
 import httpx
 
 from ..identity import TOKENS, project
-from .mcp_client import HttpClient
+from .mcp_client import HttpClient, declares
 
 TOOLS = ("conformance-approval", "conformance-failure", "conformance-delay", "conformance-cancellable")
 ACTIONS = ("accept", "decline", "cancel")
@@ -23,7 +23,7 @@ ACTIONS = ("accept", "decline", "cancel")
 def session(base: str, steps: int, seed: int) -> dict:
     """Run `steps` random operations; the counts of what was sent."""
     rng = random.Random(seed)
-    clients = {name: HttpClient(base, token, elicitation=name != "carol") for name, token in TOKENS.items()}
+    clients = {name: HttpClient(base, token, elicitation=declares(name)) for name, token in TOKENS.items()}
     tasks: list[str] = []
     keys: dict[str, list[str]] = {}
     counts: dict[str, int] = {}

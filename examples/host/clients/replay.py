@@ -18,7 +18,7 @@ import time
 import httpx
 
 from ..identity import TOKENS, project, unproject
-from .mcp_client import HttpClient
+from .mcp_client import HttpClient, declares
 
 SUBJECT_OF_CLIENT = {"C1": "alice", "C2": "bob", "C3": "carol", "C4": "mallory"}   # Params.client_subject
 CLIENT_STEPS = {"call_tool", "tasks_get", "tasks_update", "tasks_cancel"}
@@ -67,7 +67,7 @@ def _tool_for(trace: dict, model_run: str, after: int) -> str:
 class Player:
     def __init__(self, base: str, trace: dict):
         self.trace = trace
-        self.clients = {c: HttpClient(base, TOKENS[s], elicitation=s != "carol") for c, s in SUBJECT_OF_CLIENT.items()}
+        self.clients = {c: HttpClient(base, TOKENS[s], elicitation=declares(s)) for c, s in SUBJECT_OF_CLIENT.items()}
         self.run_ids: dict[str, str] = {}        # model raw runId -> host raw runId
         self.keys: dict[str, str] = {}           # model interruptId -> host interruptId
         self.answers: list[dict] = []            # (step, the JSON-RPC answer) as the client saw it
