@@ -29,6 +29,12 @@ def cmd_validate(args) -> int:
             print(f"  requirement broken: {d.requirement}")
         for a in d.allowed:
             print(f"  the model allowed: {a}")
+    if res.unmodelled:
+        print(f"  unmodelled: {res.unjudged}")
+        for u in res.unmodelled:
+            runs = f"; set outside the model: {', '.join(u['runs'])}" if u["runs"] else ""
+            print(f"    event {u['index']} (line {u['line']}) {u['conn']} {u['method']}: {u['why']}; assumed "
+                  f"{u['assumption']}; check: {u['check']}{runs}")
     counts = {}
     for p in res.properties:
         counts[p["verdict"]] = counts.get(p["verdict"], 0) + 1
