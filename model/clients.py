@@ -6,8 +6,9 @@ one step; what the host does on receipt is `host.receive`.
 from __future__ import annotations
 
 from . import identity, wire
-from .actions import Product, Union, action
+from .actions import Product, Union, action, load_all
 from .host import receive
+from .lifecycle import OPEN_PHASES, TERMINAL
 from .state import Request
 
 TOOLS = ("flow", "task-only")     # task-only refuses a call without the extension (-32021)
@@ -76,13 +77,25 @@ REQUEST_FORMS = {
     "routing header": ("matching", "mismatched"),
     "tasks/update key": ("issued", "issued, projected form", "never issued"),
     "tasks/update keys": ("one", "two of one run", "two of two runs", "one issued, one never issued"),
+    # A several-key tasks/update: what its keys name, in any mix (tasks_update_two).
+    "tasks/update key mix": ("open", "answered", "projected form", "never issued", "another run's"),
     "answer action": ("accept", "decline", "cancel", "none"),
     "answer content": ("tasks/update: accept with content", "tasks/update: decline or cancel without",
                        "MRTR retry: accept with content", "MRTR retry: decline or cancel without"),
     "mrtr requestState": ("issued to the caller", "spent by an earlier retry", "another principal's"),
-    # Not requests but the client's other signals: what a stdio cancellation or EOF meets.
+    # Every door a run waiting on an external event is reached by (PRJ-1, PRJ-2).
+    "door on a run waiting external": ("tasks/get", "tasks/update", "tasks/cancel", "subscriptions/listen",
+                                       "REST cancelRun"),
+    # A tasks/get of a run whose task advertised createdAt + ttlMs (the purge time), by clock ticks (TTL-4).
+    "tasks/get around createdAt + ttlMs": ("one tick before", "at it", "after it, not yet purged",
+                                           "after it, purged"),
+    # Not requests but the connection's signals: what a cancellation, EOF or drop meets.
     "stdio notifications/cancelled": ("of an open request", "crossing its response"),
     "stdio EOF": ("with requests open", "with none open"),
+    "HTTP disconnect": ("of an open request", "with its response in flight", "after its response arrived"),
+    "listen stream ends": ("torn down by the host", "dropped by its client"),
+    # OWN-4: a request is cancelled while another request owns a live run on the same mount.
+    "cancelled beside another request's run": ("HTTP disconnect", "stdio notifications/cancelled", "stdio EOF"),
 }
 
 
@@ -105,13 +118,22 @@ def request_forms(world, q) -> list[tuple[str, str]]:
         out += [("tasks/update key", "issued" if k in issued else "issued, projected form"
                  if identity.unproject(k) in issued else "never issued") for k in answers or {}]
         if answers:
-            out.append(("tasks/update keys", _keys_form(world, issued, list(answers))))
+            out.append(("tasks/update keys", _keys_form(world, list(answers))))
     if answers is not None:
         out += [("answer action", a.get("action", "none")) for a in answers.values()] or [("answer action", "none")]
         how = "tasks/update" if q.method == "tasks/update" else "MRTR retry"
         out += [("answer content", f"{how}: accept with content" if a.get("action") == "accept"
                  else f"{how}: decline or cancel without") for a in answers.values()
                 if ("content" in a) == (a.get("action") == "accept")]
+    if q.method == "tasks/update" and len(answers or {}) > 1:
+        out += [("tasks/update key mix", m) for m in sorted(_key_mix(world, q, answers))]
+    if q.method in ("tasks/get", "tasks/update", "tasks/cancel", "subscriptions/listen"):
+        refs = params.get("notifications", {}).get("taskIds", []) if q.task_ref is None else [q.task_ref]
+        if any(r is not None and r.status == "waiting-external" and not r.purged
+               for r in (world.runs.get(identity.unproject(ref) or "") for ref in refs)):
+            out.append(("door on a run waiting external", q.method))
+    if q.method == "tasks/get":
+        out += _expiry_form(world, world.runs.get(identity.unproject(q.task_ref or "") or ""))
     if q.method == "tools/call" and params.get("requestState") is not None:
         token = params["requestState"]
         rs = world.request_states.get(token)
@@ -122,18 +144,57 @@ def request_forms(world, q) -> list[tuple[str, str]]:
     return out
 
 
+def _key_mix(world, q, answers) -> set[str]:
+    run = world.runs.get(identity.unproject(q.task_ref or "") or "")
+    mix = set()
+    for k in answers:
+        i = world.interrupts.get(k) or world.interrupts.get(identity.unproject(k) or "")
+        if i is None:
+            mix.add("never issued")
+        elif run is None or i.run != run.id:
+            mix.add("another run's")
+        else:
+            mix.add("projected form" if k not in world.interrupts else "open" if i.open else "answered")
+    return mix
+
+
+def _expiry_form(world, run) -> list[tuple[str, str]]:
+    """Where a tasks/get of `run` falls, within a tick, around the createdAt + ttlMs its task advertises."""
+    ttl = world.rules.ttl_ms(world, run) if run is not None else None
+    if ttl is None:
+        return []
+    tick = world.params.tick_ms
+    ahead = run.created_at * tick + ttl - world.clock * tick     # ms until createdAt + ttlMs
+    if not -tick <= ahead <= tick:
+        return []
+    form = "one tick before" if ahead > 0 else "at it" if ahead == 0 else \
+        "after it, purged" if run.purged else "after it, not yet purged"
+    return [("tasks/get around createdAt + ttlMs", form)]
+
+
+def cancellation_forms(world, q, signal: str) -> list[tuple[str, str]]:
+    """The connection event `signal` cancelling open request q meets: another request owns a live run
+    on the same mount (OWN-4's premise: that run is not q's to cancel)."""
+    if q.phase not in OPEN_PHASES:
+        return []
+    if any(o is not q and o.owns is not None and o.server == q.server and o.phase in OPEN_PHASES
+           and world.runs[o.owns].status not in TERMINAL for o in world.requests.values()):
+        return [("cancelled beside another request's run", signal)]
+    return []
+
+
 def _elicitation_form(message) -> str:
     el = (((message.get("params") or {}).get("_meta") or {}).get(wire.META_CLIENT_CAPABILITIES) or {}).get("elicitation")
     return "none" if el is None else "form only (implicit)" if not el else "form and url"
 
 
-def _keys_form(world, issued, keys) -> str:
+def _keys_form(world, keys) -> str:
     if len(keys) == 1:
         return "one"
     named = [world.interrupts.get(k) or world.interrupts.get(identity.unproject(k) or "") for k in keys]
     if any(i is None for i in named):
         return "one issued, one never issued"
-    return "two of one run" if all(k in issued for k in keys) else "two of two runs"
+    return "two of one run" if len({i.run for i in named}) == 1 else "two of two runs"
 
 
 def _ref_form(world, q) -> str:
@@ -320,34 +381,43 @@ def tasks_update(world, client, server, ref, transport, declare, header_ok, key,
 
 
 def _two_key_moves(world):
-    """A tasks/update answering two keys at once, with one action for both: two open keys of a run
+    """A tasks/update answering several keys at once, with one action for all: two issued keys of a run
     with parallel nodes (one answered, the other outstanding: partial fulfilment when only one
-    resolves), an issued key beside one never issued, an issued key beside another run's. Sent by
-    every client, declaring, over HTTP, to the run's own task id."""
+    resolves), and every pair, and the three first, of an open key, an answered one, a projected one,
+    one never issued and another run's. Sent by every client, declaring, over HTTP, to the run's own
+    task id."""
     if not _budget(world):
         return []
     out = []
     for r in world.runs.values():
         if not r.interrupts or r.purged:
             continue
-        first, last = r.interrupts[0], r.interrupts[-1]
-        others = [i for i in world.interrupts if world.interrupts[i].run != r.id][:1]
-        pairs = ([(first, r.interrupts[1])] if len(r.interrupts) > 1 else []) + [(last, NEVER_ISSUED)] + \
-            [(last, o) for o in others]
+        last = r.interrupts[-1]
+        mine = [world.interrupts[i] for i in r.interrupts]
+        kinds = [next((i.id for i in mine if i.open), None), next((i.id for i in mine if not i.open), None),
+                 identity.project(last), NEVER_ISSUED,
+                 next((i for i in world.interrupts if world.interrupts[i].run != r.id), None)]
+        kinds = [k for k in kinds if k is not None]
+        mixes = ([(r.interrupts[0], r.interrupts[1])] if len(r.interrupts) > 1 else []) + \
+            [(a, b) for n, a in enumerate(kinds) for b in kinds[n + 1:]] + \
+            ([tuple(kinds[:3])] if len(kinds) >= 3 else [])
         ref = world.rules.task_id(world, r)
-        out += [dict(client=c, server=r.server, ref=ref, key=k, also=a, response=resp)
-                for c in world.params.clients for k, a in pairs for resp in RESPONSES]
+        out += [dict(client=c, server=r.server, ref=ref, key=m[0], also=m[1], response=resp,
+                     **({"third": m[2]} if len(m) > 2 else {}))
+                for c in world.params.clients for m in dict.fromkeys(mixes) for resp in RESPONSES]
     return out
 
 
 @action("client", _two_key_moves, lambda w, a: (
     f"client {a['client']} sends tasks/update {w.last_request()} for {w.label(a['ref'])} answering "
-    f"{w.label(a['key'])} and {w.label(a['also'])} with {a['response']}"))
-def tasks_update_two(world, client, server, ref, key, also, response):
-    """tasks/update with two inputResponses keys, one answer action for both."""
+    f"{w.label(a['key'])}{', ' + w.label(a['third']) if 'third' in a else ''} and {w.label(a['also'])} "
+    f"with {a['response']}"))
+def tasks_update_two(world, client, server, ref, key, also, response, third=None):
+    """tasks/update with two or three inputResponses keys, one answer action for all."""
     content = {"action": response, **({"content": {"approved": True}} if response == "accept" else {})}
+    keys = [key, also] + ([third] if third is not None else [])
     receive(world, new_request(world, client, server, "http", "tasks/update", declares_tasks=True, task_ref=ref,
-                               header_ok=True, params={"input_responses": {key: content, also: dict(content)}}))
+                               header_ok=True, params={"input_responses": {k: dict(content) for k in keys}}))
 
 
 @action("client", _task_moves, _say_task("tasks/cancel"))
@@ -418,6 +488,7 @@ def stdio_cancel(world, request):
     if world.step is not None:
         world.step.forms.append(("stdio notifications/cancelled",
                                  "crossing its response" if q.phase == "sent" else "of an open request"))
+        world.step.forms.extend(cancellation_forms(world, q, "stdio notifications/cancelled"))
     world.emit(None, wire.cancelled_notification(request, "client cancelled"))
     cancel_request(world, world.requests[request], "stdio-cancelled")
 
@@ -436,7 +507,72 @@ def stdio_close(world, client, server):
         open_ = any(q.client == client and q.server == server and q.transport == "stdio"
                     and q.phase in ("received", "streaming") for q in world.requests.values())
         world.step.forms.append(("stdio EOF", "with requests open" if open_ else "with none open"))
+        on_it = [q for q in world.requests.values() if (q.client, q.server, q.transport) == (client, server, "stdio")]
+        world.step.forms.extend(dict.fromkeys(f for q in on_it for f in cancellation_forms(world, q, "stdio EOF")))
     if world.params.p_stdio_eof == "cancel-open":
         for q in list(world.requests.values()):
             if q.client == client and q.server == server and q.transport == "stdio" and q.phase in ("received", "streaming"):
                 cancel_request(world, q, "stdio-eof")
+
+
+# ---- focus: requests random steps reach rarely ---------------------------------------------------
+# Each focus action sends a request another client action could send (the same message; beyond
+# max_requests only within Params.focus_reserve), chosen where a premise needs a rare moment: a run
+# waiting on an external event (which `external_event` soon ends) reached by every MCP door (REST's
+# cancelRun reaches it as `rest_cancel`), and a tasks/get within a tick of the createdAt + ttlMs its
+# task advertised (the purge time). Both moments come late in a behaviour, when the request budget is
+# mostly spent. The request is only received in the focus step (`respond` answers it later, unless
+# Params.atomic_answers), so a property that reads which action a step took misses nothing.
+def _owner_client(world, run) -> str | None:
+    return next((c for c in world.params.clients if world.params.client_subject(c).name == run.owner), None)
+
+
+def _door_moves(world, run, doors) -> list[dict]:
+    c = _owner_client(world, run)
+    if c is None or not _budget(world, reserve=world.params.focus_reserve):
+        return []
+    read = dict(client=c, server=run.server, ref=world.rules.task_id(world, run), transport="http",
+                declare=True, header_ok=True)
+    by = {"tasks_get": read, "tasks_cancel": read, "listen": dict(client=c, server=run.server, declare=True),
+          "tasks_update": dict(read, key=run.interrupts[-1] if run.interrupts else NEVER_ISSUED, response="accept")}
+    listens = sum(q.method == "subscriptions/listen" for q in world.requests.values())
+    return [dict(by[d], door=d) for d in doors if d != "listen" or listens < 2]
+
+
+def _waiting_external_moves(world):
+    return [m for r in world.runs.values() if r.status == "waiting-external" and not r.purged
+            for m in _door_moves(world, r, ("listen", "tasks_cancel", "tasks_update", "tasks_get"))]
+
+
+def _near_expiry_moves(world):
+    return [m for r in world.runs.values() if _expiry_form(world, r) for m in _door_moves(world, r, ("tasks_get",))]
+
+
+def _say_focus(world, a):
+    return load_all()[a["door"]].say(world, {k: v for k, v in a.items() if k != "door"})
+
+
+# Weighted so that one is likely taken within the few steps its moment lasts (each enabled action is
+# drawn in proportion to its weight, `model.actions.WEIGHTS`).
+@action("client", _waiting_external_moves, _say_focus, weight=20)
+def read_waiting_external(world, door, **args):
+    """A run's owner reaches it by `door` (the action it takes a move of) while it waits on an external
+    event (PRJ-1, PRJ-2)."""
+    load_all()[door].apply(world, **args)
+
+
+@action("client", _near_expiry_moves, _say_focus, weight=6)
+def read_near_expiry(world, door, **args):
+    """A run's owner reads its task within a tick of createdAt + ttlMs, before or after the purge (TTL-4)."""
+    load_all()[door].apply(world, **args)
+
+
+def _external_interrupt_moves(world):
+    return [m for m in world.moves("run_interrupt") if m["kind"] == "external-event"]
+
+
+@action("host", _external_interrupt_moves, lambda w, a: load_all()["run_interrupt"].say(w, a), weight=2)
+def await_external(world, run, kind, form):
+    """A run suspends on an external event: `run_interrupt`'s rarest kind, taken as often as another kind
+    (so that a run waiting on an external event is there to be read)."""
+    load_all()["run_interrupt"].apply(world, run=run, kind=kind, form=form)

@@ -38,10 +38,25 @@ def _say_disconnect(world, a):
     return f"the connection of {q.id} drops"
 
 
+def _disconnect_form(q) -> tuple[str, str]:
+    """The connection event a disconnect is (coverage: `model.clients.REQUEST_FORMS`)."""
+    if q.phase == "delivered":
+        return "HTTP disconnect", "after its response arrived"
+    if q.phase == "sent":
+        return "HTTP disconnect", "with its response in flight"
+    if q.method == "subscriptions/listen":
+        return "listen stream ends", "dropped by its client"
+    return "HTTP disconnect", "of an open request"
+
+
 @action("network", _disconnect_moves, _say_disconnect)
 def disconnect(world, request):
     """The HTTP connection drops: an open request is cancelled; a sent response is lost."""
     q = world.requests[request]
+    if world.step is not None:
+        from .clients import cancellation_forms
+        world.step.forms.append(_disconnect_form(q))
+        world.step.forms.extend(cancellation_forms(world, q, "HTTP disconnect"))
     if q.phase == "delivered":
         q.closed = True
         world.rules.on_disconnect_after_response(world, q)
@@ -77,7 +92,10 @@ def _teardown_moves(world):
 
 @action("host", _teardown_moves, lambda w, a: f"host ends subscriptions/listen {a['request']}")
 def end_listen(world, request):
-    """The host tears down a listen stream: the one use of a server notifications/cancelled."""
+    """The host tears down a listen stream: the one use of a server notifications/cancelled (§G.14)."""
     q = world.requests[request]
-    world.emit(q.id, wire.server_cancelled_notification(q.id))
+    if world.step is not None:
+        world.step.forms.append(("listen stream ends", "torn down by the host"))
+    if world.rules.server_cancelled_on(world, q, "stream ended by the host"):
+        world.emit(q.id, wire.server_cancelled_notification(q.id))
     world.set_phase(q, "cancel_request")

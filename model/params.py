@@ -67,6 +67,9 @@ class Params:
     tick_ms: int = 1000
     # Environment bounds an exhaustive scope tightens (the defaults are the random engine's):
     retry_reserve: int = 4    # requests beyond max_requests that MRTR retries may still use
+    # Requests beyond max_requests the focus reads may still use (model.clients: a run waiting on an
+    # external event, a task near its createdAt + ttlMs, moments that come after the budget is spent).
+    focus_reserve: int = 4
     max_interrupts: int | None = None   # interrupts over all runs (None: max_runs)
     max_pauses: int | None = None       # operator pauses over all runs (None: unbounded)
     rest_subjects: tuple[str, ...] | None = None   # Subjects that act over REST (None: every Subject)

@@ -29,6 +29,8 @@ def rest_cancel(world, subject, run):
     """cancelRun: 403 for a foreign tenant, 409 on a terminal run, else the cancel is accepted."""
     r = world.runs[run]
     R = world.rules
+    if world.step is not None and r.status == "waiting-external":
+        world.step.forms.append(("door on a run waiting external", "REST cancelRun"))
     if R.can_cancel(world, subject, r) and r.status not in TERMINAL:
         R.cancel_run(world, r, "rest-cancel", f"rest:{subject}")
 

@@ -528,4 +528,4 @@ def test_where_no_two_requests_are_independent_renaming_would_merge_no_state(mon
     monkeypatch.setattr(scopes.Scope, "renames", lambda self, symmetry=True, params=None: symmetry)
     counts = {r: bfs.search(make_world_for(None, scope), [], scope, rename=r, want_graph=False).distinct
               for r in (True, False)}
-    assert counts[True] == counts[False] == 16159
+    assert counts[True] == counts[False] == 16687

@@ -52,8 +52,10 @@ def _plain(v):
 
 # The narrowest host: alice alone on S1 over HTTP, one request (and one MRTR retry), one run with one
 # interrupt, no REST caller, no pause, effect or clock tick. Complete in seconds.
+# The random engine's focus reads add no request beyond max_requests here (`Params.focus_reserve`).
 _SMALL = dict(clients=("C1",), servers=(("S1", True),), stdio=False, max_requests=1, retry_reserve=1, max_runs=1,
-              max_interrupts=1, max_pauses=0, rest_subjects=(), max_effects=0, max_time=0, retention=1)
+              max_interrupts=1, max_pauses=0, rest_subjects=(), max_effects=0, max_time=0, retention=1,
+              focus_reserve=0)
 
 SCOPES = {s.name: s for s in (
     Scope("host-small", "alice alone on S1 over HTTP: one request and its MRTR retry, one run, one interrupt; no "
@@ -68,7 +70,7 @@ SCOPES = {s.name: s for s in (
     Scope("host-wide", "every client (alice, bob, carol, mallory), both servers, stdio, two requests, the REST "
                        "side: the random engine's environment at two requests (behaviours of at most 3 steps)",
           dict(clients=("C1", "C2", "C3", "C4"), max_requests=2, retry_reserve=0, max_runs=1, max_interrupts=1,
-               max_pauses=1, max_effects=1, max_time=1, retention=1), depth=3),
+               max_pauses=1, max_effects=1, max_time=1, retention=1, focus_reserve=0), depth=3),
     Scope("composed-small", "the host with one harness client (alice's H1) on S1 over HTTP: one local run, two "
                             "harness requests, one crash, one attempt; no interrupt and no plain-client request",
           dict(_SMALL, max_requests=0, retry_reserve=0, max_interrupts=0, harness_clients=(("H1", "alice"),),
