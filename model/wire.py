@@ -498,14 +498,17 @@ def tools_call_request(id: RequestId, tool: str, arguments: dict, meta: dict,
 
 
 def tasks_get_request(id: RequestId, task_id: str, meta: dict) -> dict:
+    """`tasks/get` of a task id (its wire form, as the client holds it)."""
     return _request(id, "tasks/get", {"_meta": meta, "taskId": task_id})
 
 
 def tasks_update_request(id: RequestId, task_id: str, input_responses: dict, meta: dict) -> dict:
+    """`tasks/update` answering input requests: `input_responses` maps each key to its ElicitResult."""
     return _request(id, "tasks/update", {"_meta": meta, "taskId": task_id, "inputResponses": input_responses})
 
 
 def tasks_cancel_request(id: RequestId, task_id: str, meta: dict) -> dict:
+    """`tasks/cancel` of a task id."""
     return _request(id, "tasks/cancel", {"_meta": meta, "taskId": task_id})
 
 
@@ -530,10 +533,12 @@ def cancelled_notification(request_id: RequestId, reason: str | None = None) -> 
 
 
 def result_response(id: RequestId, result: dict) -> dict:
+    """The JSON-RPC response carrying `result` (a built result: a task, an ack, a tool result)."""
     return _build(ResultResponse, {"id": id, "result": result})
 
 
 def error_response(id: RequestId | None, code: int, message: str, data: dict | None = None) -> dict:
+    """The JSON-RPC error response (`INVALID_PARAMS`, `MISSING_CAPABILITY`, ...)."""
     return _build(ErrorResponse, {"id": id, "error": {"code": code, "message": message, "data": data}})
 
 
@@ -587,10 +592,12 @@ def empty_ack() -> dict:
 
 
 def call_tool_result(is_error: bool, text: str) -> dict:
+    """A plain `CallToolResult` with one text block: a tool's answer, or its error with `is_error`."""
     return _build(CallToolResult, {"content": [{"type": "text", "text": text}], "isError": is_error})
 
 
 def input_required_result(input_requests: dict, request_state: str | None) -> dict:
+    """MRTR's `InputRequiredResult`: the input requests by key, and the requestState a retry returns."""
     return _build(InputRequiredResult, {"inputRequests": input_requests, "requestState": request_state})
 
 

@@ -151,7 +151,10 @@ def build_parser() -> Parser:
     va.add_argument("--json", action="store_true", help="print the result as one JSON object")
     va.add_argument("--budget", type=float, default=60.0, help="wall-clock seconds (default 60); running out is undetermined")
 
-    _parser(sub, "rules", "the rules and parameters an amendment may change")
+    ru = _parser(sub, "rules", "the rules and parameters an amendment may change")
+    ru.add_argument("--world", action="store_true",
+                    help="print instead the reference of the world and its records (which fields are state), "
+                         "the model.wire builders and the helpers a rule may call, as docs/amendments.md quotes it")
 
     dg = _parser(sub, "diagrams", "regenerate diagrams/ from the model's lifecycles")
     dg.add_argument("rest", nargs=argparse.REMAINDER, help="options of `taskmodel diagrams --help`")

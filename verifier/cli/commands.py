@@ -455,6 +455,10 @@ def cmd_replay(args) -> int:
 
 # ---- rules ----------------------------------------------------------------------------------------
 def cmd_rules(args) -> int:
+    if args.world:
+        from verifier.writers.world_reference import render
+        print(render(), end="")
+        return EXIT_OK
     from dataclasses import fields
 
     from model.amend import rule_names
