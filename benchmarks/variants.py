@@ -12,6 +12,13 @@ Prints the medians per variant (and, in the `all` columns, the median time until
 the variant expects was found, with how many seeds found them all), then the slowest variants. A strengthening (or a variant that only
 makes a witness unreachable) has no counterexample to find: its row says so. Nothing here asserts a
 time (machines are shared and noisy); the target is every variant refuted within 30 s.
+
+    .venv/bin/python benchmarks/variants.py --lengths [--only NAME ...] [--jobs 2]
+
+`--lengths` prints, per variant and refuted property, the length of the random engine's
+counterexample as the gate's exploration shows it (the manifest's settings: seed, chunks, steps),
+the shortest the exhaustive engine found (the manifest's bfs lengths, over every scope it
+recorded), their ratio, and how many exceed the target: at most twice the bfs length.
 """
 from __future__ import annotations
 
@@ -31,11 +38,13 @@ from hypothesis.stateful import run_state_machine_as_test  # noqa: E402
 
 from model.variants import builtins  # noqa: E402
 from properties.base import load_catalogue  # noqa: E402
-from verifier.engines.random.explore import play_scenarios
-from verifier.runtime.worlds import world_factory
+from verifier.engines.random.explore import explore, play_scenarios
 from verifier.engines.random.machine import STEPS_PER_DRAW, make_machine
+from verifier.engines.random.shorten import shorten
 from verifier.runtime.checking import Observations, Violation
-from verifier.runtime.replay import shrink
+from verifier.runtime.worlds import world_factory
+
+TARGET = 2.0    # a random-engine counterexample at most this many times the bfs length
 
 
 def first_counterexample(name: str, seed: int, cap: float, step_count: int = 40, per_chunk: int = 25,
@@ -77,8 +86,50 @@ def first_counterexample(name: str, seed: int, cap: float, step_count: int = 40,
     elapsed = t_first if t_first is not None else t_all
     prop = found[0]
     hist = refuted[prop].history
-    small, _ = shrink(make_world, [(s.action, s.args) for s in hist], [s.created for s in hist], catalogue, prop)
-    return (elapsed, prop, len(hist), len(small), t_all)
+    got = shorten(make_world, make_world, variant, None, catalogue, prop, hist)
+    return (elapsed, prop, len(hist), len(got[1]) if got else len(hist), t_all)
+
+
+def bfs_lengths(recorded: dict) -> dict:
+    """{property: the shortest length the manifest's bfs records of a variant hold, over its scopes}."""
+    out: dict = {}
+    for scope in recorded.get("bfs", {}).values():
+        for prop, n in (scope.get("lengths") or {}).items():
+            out[prop] = min(n, out.get(prop, n))
+    return out
+
+
+def random_lengths(args):
+    """(variant, {refuted property: (length, how it was shortened)}) under the gate's settings."""
+    name, settings = args
+    r = explore(builtins()[name], budget=settings.get("budget_cap", 1800), seed=settings["seed"],
+                step_count=settings["steps"], examples_per_chunk=settings["examples_per_chunk"],
+                chunks=settings["chunks"])
+    return name, {v.name: (v.length, r.bounds["shortened"].get(v.name, "")) for v in r.verdicts
+                  if v.verdict == "refuted"}
+
+
+def print_lengths(names, manifest: dict, jobs: int) -> int:
+    """The trace-length figure; returns how many counterexamples exceed the target."""
+    settings = manifest.get("settings", {})
+    mine = {n: {**settings, **settings.get("per_variant", {}).get(n, {})} for n in names}
+    over, compared, started = 0, 0, time.monotonic()
+    print(f"{'variant':40s} {'property':44s} {'random':>6s} {'bfs':>4s} {'ratio':>6s}")
+    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for name, got in pool.map(random_lengths, [(n, mine[n]) for n in names]):
+            known = bfs_lengths(manifest.get("variants", {}).get(name, {}))
+            for prop, (n, how) in sorted(got.items()):
+                b = known.get(prop)
+                ratio = n / b if b else None
+                compared += b is not None
+                bad = ratio is not None and ratio > TARGET
+                over += bad
+                print(f"{name:40s} {prop:44s} {n:6d} {'' if b is None else b:>4} "
+                      f"{'' if ratio is None else f'{ratio:.2f}':>6s}{'  OVER' if bad else ''}"
+                      + (f"  ({how})" if bad else ""), flush=True)
+    print(f"\n{compared} counterexamples with a bfs length, {over} longer than {TARGET:g}x it "
+          f"({len(names)} variants in {time.monotonic() - started:.0f} s on {jobs} jobs)")
+    return over
 
 
 def _one(args):
@@ -95,12 +146,16 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--manifest", default=str(ROOT / "counterexamples" / "manifest.json"))
     ap.add_argument("--no-stories", action="store_true", help="random steps alone: no scenario story first")
+    ap.add_argument("--lengths", action="store_true", help="the trace-length figure against the bfs lengths")
     args = ap.parse_args()
     names = sorted(builtins()) if not args.only else args.only
     try:
-        manifest = json.loads(Path(args.manifest).read_text(encoding="utf-8")).get("variants", {})
+        recorded = json.loads(Path(args.manifest).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        manifest = {}
+        recorded = {}
+    if args.lengths:
+        sys.exit(1 if print_lengths(names, recorded, args.jobs) else 0)
+    manifest = recorded.get("variants", {})
     seeds = list(range(args.seeds))
     print(f"{'variant':40s} {'median s':>9s} {'max s':>7s} {'found':>6s} {'shrunk':>7s} {'known':>6s} "
           f"{'all s':>7s} {'all':>5s}  property")

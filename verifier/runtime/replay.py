@@ -82,8 +82,17 @@ def run_trace(make_world, moves, props, target: str | None = None, created=None,
 
 
 def shrink(make_world, moves, created, props, target: str, rounds: int = 6):
-    """Greedy delta debugging by replay: drop chunks, then single steps, while the target still fails."""
+    """Greedy delta debugging by replay: drop chunks, then single steps, while the target still fails.
+
+    For a liveness target the moves shrunk are the lasso's stem alone: each replay re-runs the fair
+    drain after it, so the drain's steps are never candidates, and a candidate is progress when the
+    whole lasso (stem and drain) is shorter, or as long with a shorter stem. The stem is returned."""
+    live = any(p.name == target and p.kind == "liveness" for p in props)
     best, best_created = list(moves), list(created)
+    best_len = len(best)
+    if live:                # the lasso `moves` make: they and the drain after them (none if they hold it)
+        out = run_trace(make_world, best, props, target, best_created)
+        best_len = len(out.violation.history) if out.violation is not None else best_len
     for _ in range(rounds):
         improved = False
         chunk = max(1, len(best) // 2)
@@ -93,11 +102,15 @@ def shrink(make_world, moves, created, props, target: str, rounds: int = 6):
                 cand = best[:i] + best[i + chunk:]
                 cand_created = best_created[:i] + best_created[i + chunk:]
                 out = run_trace(make_world, cand, props, target, cand_created)
-                # Only a strictly shorter trace is progress (a liveness failure re-adds drain steps).
-                if out.violation is not None and len(out.violation.history) < len(best):
-                    steps = out.violation.history
+                steps = out.violation.history if out.violation is not None else None
+                if steps is not None and live and (len(steps), len(cand)) < (best_len, len(best)):
+                    stem = steps[:len(cand)]
+                    best, best_created, best_len = [(s.action, s.args) for s in stem], [s.created for s in stem], len(steps)
+                    improved = True
+                elif steps is not None and not live and len(steps) < len(best):
                     best = [(s.action, s.args) for s in steps]
                     best_created = [s.created for s in steps]
+                    best_len = len(best)
                     improved = True
                 else:
                     i += chunk

@@ -20,7 +20,8 @@ from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime import interrupt
 from verifier.runtime.checking import Observations, OutOfBudget, Violation, check_liveness, check_step
 from verifier.runtime.faults import ModelFault, fault_of
-from verifier.runtime.replay import run_trace, shrink, shrink_fault, until
+from verifier.engines.random.shorten import shorten
+from verifier.runtime.replay import shrink_fault, until
 from verifier.runtime.results import CheckResult, PropertyVerdict
 from verifier.runtime.worlds import guarded_factory, world_factory
 
@@ -171,20 +172,20 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
         done = chunk - 1 if capped else chunk
         stopped = f"{TIME_CAP}: {done} of {chunks} chunks ({obs.examples} examples) before the {budget:g}-s cap"
     replay_world = until(make_world, started + budget)
+    loops, shortened = {}, {}
     for name, (msg, hist) in sorted(traces.items(), key=lambda kv: (len(kv[1][1]), kv[0])):
-        moves = [(s.action, s.args) for s in hist]
-        created = [s.created for s in hist]
         try:
-            small, _ = shrink(replay_world, moves, created, catalogue, name)
-            out = run_trace(replay_world, small, catalogue, name)
+            got = shorten(make_world, replay_world, variant_run, base_params, catalogue, name, hist)
         except OutOfBudget:             # the cap is reached: the traces found so far stand as found
             if chunks is not None and not stopped:
                 stopped = f"{TIME_CAP} while shrinking: some traces are as found, not shortest"
             break
         except ModelFault:
             continue                    # a shorter candidate faulted where it drained: keep this one
-        if out.violation is not None and len(out.violation.history) <= len(hist):
-            traces[name] = (out.violation.message, out.violation.history)
+        if got is not None:
+            traces[name], loops[name] = (got[0], got[1]), got[2]
+            if got[3] is not None:
+                shortened[name] = got[3]
     faults = [shrink_fault(make_world, f, catalogue, started + budget) for f in obs.faults]
 
     verdicts = []
@@ -204,12 +205,13 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
                 verdict = "undetermined"
         verdicts.append(PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict,
                                         msg, hist, premise, obs.checks.get(p.name, 0)))
+        verdicts[-1].loop = loops.get(p.name)
     params = _params(variant, base_params)
     return CheckResult(
         variant=getattr(variant, "name", "baseline") if variant else "baseline", engine="hypothesis", seed=seed,
         budget_s=budget, elapsed_s=time.monotonic() - started,
         bounds={**params.sizes(), "steps_per_example": step_count, "examples_per_chunk": examples_per_chunk,
-                "chunks": chunk, "scenarios": scenarios}, examples=obs.examples, steps=obs.steps,
+                "chunks": chunk, "scenarios": scenarios, "shortened": shortened}, examples=obs.examples, steps=obs.steps,
         action_counts=dict(sorted(obs.action_counts.items())), form_counts=dict(obs.form_counts),
         verdicts=verdicts, faults=faults,
         overrides=recorder.summary() if recorder is not None else None, stopped=stopped,
