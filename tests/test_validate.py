@@ -138,6 +138,36 @@ def test_a_foreign_403_breaks_iso_1():
     assert r.divergence.requirement == "ISO-1", r.divergence.to_json()
 
 
+def test_an_unreadable_task_told_apart_by_its_message_breaks_iso_1():
+    """Two not-found answers the model gives alike: the host's code, message, data and status must agree."""
+    lines = _session([("alice", "tools/call"), ("mallory", "tasks/get"), ("mallory", "tasks/get")])
+    assert validate_log(lines, MAPPING).result == "conforms"
+    events = _events(lines)
+    errors = [i for i, e in enumerate(events) if e.get("dir") == "s2c" and "error" in e.get("message", {})]
+    assert len(errors) == 2
+    events[errors[1]]["message"]["error"]["message"] = "Task belongs to another tenant"
+    r = validate_log(_dump(events), MAPPING)
+    assert r.result == "diverges" and r.divergence.line == errors[1] + 1, r.to_json()
+    assert r.divergence.requirement == "ISO-1" and "another tenant" in r.divergence.reason, r.divergence.to_json()
+
+
+def test_a_run_id_under_22_characters_breaks_id_1():
+    lines = _session([("alice", "tools/call"), ("alice", "tasks/get")])
+    run = next(e["runId"] for e in _events(lines) if e.get("event") == "run")
+    opaque = run.split("/", 1)[1]
+    short = [line.replace(opaque, opaque[:18]) for line in lines]
+    r = validate_log(short, MAPPING)
+    assert r.result == "diverges" and r.divergence.requirement == "ID-1", r.to_json()
+    assert "18 characters" in r.divergence.reason
+
+
+def test_entropy_reads_the_varying_part_of_the_ids_seen():
+    from verifier.validate.answers import entropy
+    padded = [f"r-000000000000{h}" for h in ("a3f1c2d4e5b60718", "5b2e9d0c7a614f38")]
+    assert entropy(padded)[0] == 16 * 4                   # 64 bits in 30 characters
+    assert entropy(["r-" + "Ab9_" * 5 + "xy", "r-" + "Zq-3" * 5 + "k0"])[0] >= 128
+
+
 def test_a_get_that_appends_breaks_get_1():
     lines = _session([("alice", "tools/call"), ("alice", "tasks/get")])
     events = _events(lines)

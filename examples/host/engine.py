@@ -81,6 +81,7 @@ class Engine:
         self.watchers: list[Callable[[Run], None]] = []   # listen streams
         # tool -> async program(engine, run) for tools beyond the RFC's fixtures (examples/host/fixtures.py)
         self.programs: dict[str, Callable] = {}
+        self.new_id = mint       # the id minter: an attribute, so a planted bug (tests/live/planted/) swaps it
 
     # ---- the log ---------------------------------------------------------------------------
     def _append(self, run: Run, event_type: str, status: str | None = None, **data) -> None:
@@ -101,7 +102,7 @@ class Engine:
     # ---- runs ------------------------------------------------------------------------------
     def create(self, subject: Subject, tool: str, args: dict, owner: OwnerKey | None, started_by: str) -> Run:
         now = time.time()
-        run = Run(id=mint(subject.tenant), tenant=subject.tenant, owner=subject.name, tool=tool, args=args,
+        run = Run(id=self.new_id(subject.tenant), tenant=subject.tenant, owner=subject.name, tool=tool, args=args,
                   created_at=now, updated_at=now)
         self.runs[run.id] = run
         self._append(run, "run.created", "pending", by=started_by)
@@ -120,7 +121,7 @@ class Engine:
             if run.tool in self.programs:
                 await self.programs[run.tool](self, run)
             elif run.tool == "conformance-approval":
-                i = Interrupt(id=mint(run.tenant, "i-"), run=run.id, kind="approval", approvers=APPROVERS)
+                i = Interrupt(id=self.new_id(run.tenant, "i-"), run=run.id, kind="approval", approvers=APPROVERS)
                 self.interrupts[i.id] = i
                 run.interrupts.append(i.id)
                 self._append(run, "interrupt.requested", "waiting-approval", interruptId=i.id, kind=i.kind,
@@ -155,7 +156,7 @@ class Engine:
         answer) and wait until every one is answered."""
         asked = []
         for q in questions:
-            i = Interrupt(id=mint(run.tenant, "i-"), run=run.id, kind="clarification", approvers=None, question=q)
+            i = Interrupt(id=self.new_id(run.tenant, "i-"), run=run.id, kind="clarification", approvers=None, question=q)
             self.interrupts[i.id] = i
             run.interrupts.append(i.id)
             asked.append(i)

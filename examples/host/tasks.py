@@ -87,6 +87,7 @@ class TasksExtension(Extension):
 
     def __init__(self, host):
         self.host = host                # examples.host.server.Host: the engine, the bugs, the stdio credential
+        self.projection = PROJECTION    # an attribute, so a planted bug (tests/live/planted/) swaps a row
 
     @property
     def engine(self) -> Engine:
@@ -117,7 +118,7 @@ class TasksExtension(Extension):
         return out
 
     def task_fields(self, run: Run) -> dict:
-        status = PROJECTION[run.status]
+        status = self.projection[run.status]
         fields = dict(task_id=project(run.id), status=status, created_at=iso(run.created_at),
                       last_updated_at=iso(run.updated_at), ttl_ms=self.ttl_ms(run),
                       status_message=f"run is {run.status}")
@@ -269,6 +270,10 @@ class TasksExtension(Extension):
             await self.engine.wait_change(run, seen)
 
     # ---- subscriptions/listen ----------------------------------------------------------------
+    def listed(self, ref, subject: Subject) -> Run | None:
+        """The run a listen's taskId names for this caller: as tasks/* reads it (ISO-2)."""
+        return self.engine.lookup(unproject(ref) if isinstance(ref, str) else None, subject)
+
     async def listen(self, ctx, params):
         """ISO-2: the acknowledgement leaves out what the caller cannot read; NTF-3: each notification is
         what tasks/get would return now."""
@@ -278,7 +283,7 @@ class TasksExtension(Extension):
             self.require_tasks(ctx)
         acked = []
         for ref in refs:
-            run = self.engine.lookup(unproject(ref) if isinstance(ref, str) else None, subject)
+            run = self.listed(ref, subject)
             if run is not None and run not in acked:
                 acked.append(run)
         sid = ctx.request_id

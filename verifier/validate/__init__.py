@@ -5,6 +5,8 @@ and the mapping file, matches the log event by event against the model (`search`
 checks the host's catalogue along the matched behaviour, and answers `conforms`, `diverges` (the
 first divergence: where, what the model allowed, the requirement broken or "not a behaviour of the
 model") or `undetermined` (a budget or cap hit, or nothing checkable). Bad input raises `LogError`.
+What the catalogue states of the host's own bytes (error texts, ids, the log's clock) is judged
+on them directly (`answers`).
 """
 from __future__ import annotations
 
@@ -57,9 +59,11 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
     if not any(e.kind in ("message", "close") or e.kind == "run" for e in events):
         res.result, res.reason = "undetermined", "nothing checkable: the log has no message, close or run event"
         return res
-    deadline = time.monotonic() + budget
+    started = time.monotonic()
+    deadline = started + budget
     props = host_properties()
     m, matched, stop = match(events, mapping, cls, run_events, props, deadline, stop_on_violation=cls is None)
+    took = time.monotonic() - started
     res.matched, res.steps, res.candidates = matched, m.steps, len(m.cands)
     res.unmodelled = m.outside.entries
     best = next((c for c in m.cands if c.violation is None), m.cands[0])
@@ -69,12 +73,17 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
         res.result, res.reason = "undetermined", stop.reason
     elif stop is not None:
         res.result = "diverges"
-        res.divergence = Divergence(at.index, at.line, at.data, stop.allowed, None, f"{NOT_A_BEHAVIOUR}: {stop.reason}")
+        if stop.requirement is not None:      # the catalogue judged the observed bytes themselves
+            res.divergence = Divergence(at.index, at.line, at.data, stop.allowed, stop.requirement,
+                                        f"the observed message breaks {stop.requirement}: {stop.reason}"[:400])
+        else:
+            res.divergence = Divergence(at.index, at.line, at.data, stop.allowed, None,
+                                        f"{NOT_A_BEHAVIOUR}: {stop.reason}; the model allowed: "
+                                        f"{'; '.join(stop.allowed[:4]) or 'nothing there'}"[:400])
         if diagnose:
-            from verifier.validate.diagnose import explain
-            from verifier.validate.diagnose import DIAGNOSIS
+            from verifier.validate.diagnose import DIAGNOSIS, FLOOR, explain
             explain(res, events, mapping, cls, run_events, props,
-                    deadline=time.monotonic() + min(DIAGNOSIS, max(5.0, deadline - time.monotonic())))
+                    deadline=time.monotonic() + min(DIAGNOSIS, max(FLOOR, took)), main=m)
     elif best.violation is not None and cls is None:
         index, prop, message = best.violation
         res.result = "diverges"
@@ -86,9 +95,12 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
 def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=True, upto=None, keep=False):
     """(the matcher, the events matched, the Stop that ended the match or None). With
     `stop_on_violation`, matching ends at the event after which every candidate breaks a property."""
-    from verifier.validate.events import LogMatcher
+    from verifier.validate.events import JUDGED, LogMatcher
     from verifier.validate.search import Stop
-    m = LogMatcher(unbounded_world(cls), props, mapping, run_events, deadline, keep, events)
+    # What is judged on the host's own bytes, less what the variant validated against is known to break.
+    refuted = {rid for rid, verdict in getattr(cls, "expect", {}).items() if verdict == "refuted"}
+    m = LogMatcher(unbounded_world(cls), props, mapping, run_events, deadline, keep, events,
+                   judged=[r for r in JUDGED if r not in refuted])
     matched, stop = 0, None
     todo = events if upto is None else events[:upto]
     try:

@@ -22,13 +22,21 @@ from verifier.validate.observe import NotGenerated, decode
 PER_VARIANT = 5.0       # seconds one hypothesis may take (a loaded machine needs the margin: a cut-short
                         # hypothesis would let a later, less apt variant name the requirement)
 DIAGNOSIS = 30.0        # seconds all of them may take
+FLOOR = 5.0             # ... and at least, however quick the match was; beyond it, no longer than the
+                        # match itself took (a diverging log costs at most about twice a conforming one)
 
 
-def explain(res, events, mapping, cls, run_events, props, deadline: float) -> None:
+def explain(res, events, mapping, cls, run_events, props, deadline: float, main=None) -> None:
+    """A variant that passes the diverging event, else the requirement judged on the observed bytes
+    (already in the divergence), else the one forcing names; else the divergence stays "not a
+    behaviour of the model", with what the model allowed."""
     d = res.divergence
-    forced = _by_forcing(events, mapping, cls, run_events, props, d.index, deadline)
-    first = set(forced[0].ids) if forced else set()
+    direct = d.requirement
+    forced = None if direct else _by_forcing(events, mapping, cls, run_events, props, d.index, deadline, main)
+    first = {direct} if direct else forced[2]["all"] if forced else set()
     found = _by_variants(events, mapping, run_events, props, d.index, deadline, first) if cls is None else None
+    if direct and found is not None and direct not in found[2]["want"]:
+        found = None           # what the bytes themselves break outranks a variant that breaks something else
     how = "the observed behaviour is one of variant {v}'s, which breaks {p} ({ids}): {msg}"
     if found is None:
         found = forced
@@ -36,22 +44,27 @@ def explain(res, events, mapping, cls, run_events, props, deadline: float) -> No
     if found is None:
         return
     prop, message, extra = found
-    req = next((i for i in prop.ids if i in extra.get("want", prop.ids)), prop.ids[0])
+    # A variant explaining a requirement judged on the observed bytes is named with that requirement.
+    req = direct if direct in extra.get("want", ()) else \
+        next((i for i in prop.ids if i in extra.get("want", prop.ids)), prop.ids[0])
     d.requirement = req
     d.reason = how.format(v=extra.get("variant"), what=extra.get("what"), p=prop.name, ids=", ".join(prop.ids),
                           msg=message)[:400]
 
 
 def _by_variants(events, mapping, run_events, props, index, deadline, first):
-    """The first built-in variant (those that break the forced ids first) explaining the log."""
+    """A built-in variant explaining the log through the diverging event (one breaking `first`, when
+    given), and the property it breaks there."""
     from model.variants import builtins
 
     from verifier.validate import match
-    order = sorted(builtins().values(), key=lambda v: not (set(v.expect) & first))
     fallback = None
-    for v in order:
+    # Each variant costs a match of the log up to the event: with a requirement already found (judged
+    # on the bytes, or by forcing), only the variants that break one of the ids found there are tried;
+    # with none, every variant, within the diagnosis's deadline.
+    for v in builtins().values():
         want = {rid for rid, verdict in v.expect.items() if verdict == "refuted"}
-        if not want or time.monotonic() > deadline:
+        if not want or first and not want & first or time.monotonic() > deadline:
             continue
         try:
             m, matched, stop = match(events, mapping, v, run_events, props,
@@ -73,7 +86,7 @@ def _by_variants(events, mapping, run_events, props, index, deadline, first):
     return fallback
 
 
-def _by_forcing(events, mapping, cls, run_events, props, index, deadline):
+def _by_forcing(events, mapping, cls, run_events, props, index, deadline, main=None):
     from verifier.validate import match
     ev = events[index]
     d = ev.data
@@ -82,20 +95,66 @@ def _by_forcing(events, mapping, cls, run_events, props, index, deadline):
         c2s = _request_of(events, index)
         if c2s is not None:
             upto = c2s.index          # a response checked on receipt: force it into the receipt step
+    asserted = [p for p in props if p.asserted]
+    if main is not None and upto != index:
+        got = _judge(asserted, ((f, "response") for c in main.cands[:20] for f in _answered(main, c, events, upto, index)))
+        if got is not None:
+            return got
     m, matched, stop = match(events, mapping, cls, run_events, props, deadline, stop_on_violation=False,
                              upto=upto, keep=True)
     if stop is not None:
         return None
-    asserted = [p for p in props if p.asserted]
-    for c in m.cands[:20]:
-        for forced, what in _forced(m, c, events, upto, index):
-            for p in asserted:
-                try:
-                    msg = p.check(forced[0], forced[1])
-                except Exception:
-                    continue
-                if msg:
-                    return p, msg, {"what": what}
+    return _judge(asserted, ((f, what) for c in m.cands[:20] for f, what in _forced(m, c, events, upto, index)))
+
+
+def _answered(main, c, events, upto, index):
+    """The forced answer from the candidates the match stopped at, without matching the log again: the
+    host's step answering the request (received, or received now), with the observed answer in it."""
+    d, req = events[index].data, events[upto].data
+    qid = main.reqs.get((req["conn"], (type(req["message"].get("id")).__name__, req["message"].get("id"))))
+    if qid is None:            # stopped on receipt: the candidates are the states before the request
+        try:
+            action, args, refs = decode(c.world, req["message"], main.conns[req["conn"]], c.ids, main.mapping)
+        except NotGenerated:
+            return
+        qid = f"r{len(c.world.requests) + 1}"
+        world, step = _replay((c.world, action, args, refs))
+    elif qid in c.world.requests:
+        world, step = clone(c.world), None
+    else:
+        return
+    step = _answer_step(world, qid, step)
+    if step is not None:
+        yield _substitute(world, step, qid, _to_model(d["message"], c.ids, main, d["conn"]), d.get("http"))
+
+
+def _answer_step(world, qid, step):
+    """`step` if it answered `qid`, else the host's step answering it (None when it cannot now)."""
+    if step is not None and any(k == qid and "method" not in msg for k, msg in step.emitted):
+        return step
+    q = world.requests.get(qid)
+    if q is None or q.phase != "received":
+        return None
+    try:
+        return world.apply("answer" if q.method == "tools/call" else "respond", dict(request=qid), check=False)
+    except Exception:          # the host's rules cannot answer it in this state
+        return None
+
+
+def _judge(asserted, forced_steps):
+    """The first property a forced step breaks, its message, and every id broken there (each a
+    hypothesis for the variants)."""
+    for forced, what in forced_steps:
+        broken = []
+        for p in asserted:
+            try:
+                msg = p.check(forced[0], forced[1])
+            except Exception:
+                continue
+            if msg:
+                broken.append((p, msg))
+        if broken:
+            return broken[0][0], broken[0][1], {"what": what, "all": {i for p, _ in broken for i in p.ids}}
     return None
 
 
@@ -119,11 +178,18 @@ def _forced(m, c, events, upto, index):
     if d["event"] == "run":
         if c.origin is not None:
             world, step = _replay(c.origin)
+            last = f"r{len(world.requests)}"
+            if c.origin[1] not in ("respond", "answer") and world.requests.get(last) is not None \
+                    and world.requests[last].method != "tools/call":
+                # a tasks/* just received: its event comes with the host's answer, forced into that step
+                step = _answer_step(world, last, None) or step
             rid = c.ids.to_model("run", d["runId"]) or _only_run(world)
             if rid is not None and rid in world.runs:
                 e = {"seq": len(world.runs[rid].log), "at": world.clock, "type": d["kind"], **(d.get("data") or {})}
                 world.runs[rid].log.append(e)
                 step.events.append((rid, e))
+                if d.get("status") is not None:      # the state change the event reports, forced too
+                    world.runs[rid].status = d["status"]
                 yield (world, step), f"run event {d['kind']}"
         return
     if d["event"] != "message" or d["dir"] != "s2c":
@@ -138,7 +204,9 @@ def _forced(m, c, events, upto, index):
             return
         qid = f"r{len(c.world.requests) + 1}"
         world, step = _replay((c.world, action, args, refs))
-        yield _substitute(world, step, qid, observed, d.get("http")), "response"
+        step = _answer_step(world, qid, step)     # received, answered by the host's next step: forced there
+        if step is not None:
+            yield _substitute(world, step, qid, observed, d.get("http")), "response"
         return
     from verifier.validate.search import Stop
     try:

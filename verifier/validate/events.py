@@ -7,11 +7,15 @@ from model import wire
 from model.lifecycle import OPEN_PHASES
 from model.snapshot import clone
 
+from verifier.validate.answers import IdCheck, Lifetimes, bind_error
 from verifier.validate.ids import raw_of
 from verifier.validate.observe import NotGenerated, decode, describe, shape, task_refs, unify
 from verifier.validate.outside import Outside
 from verifier.validate.search import Conn, Matcher, Stop
 
+
+# The requirements judged on the host's own bytes and clock (answers.py), unless a variant refutes them.
+JUDGED = ("ID-1", "TTL-1", "TTL-4")
 
 # A single candidate is stepped in place (no clone) where the log leaves no choice; the state is
 # saved every EVERY events so that a request whose answer does not fit can be retried from the
@@ -22,11 +26,15 @@ EVERY = 64
 class LogMatcher(Matcher):
     fast = True
     checkpoint = None
+    conflict = None          # the not-found answer the event being matched contradicts (answers.py)
 
-    def __init__(self, *args, **kw):
+    def __init__(self, *args, judged=JUDGED, **kw):
         super().__init__(*args, **kw)
         self.sent: dict[str, dict] = {}     # model request id -> the request as the log shows it
         self.outside = Outside()            # the exchanges no model client sends (verifier/validate/outside.py)
+        self.judged = frozenset(judged)     # the requirements judged on the host's bytes (answers.py)
+        self.id_check = IdCheck()
+        self.life = Lifetimes()
 
     def _save(self, index) -> None:
         c = self.cands[0]
@@ -53,6 +61,9 @@ class LogMatcher(Matcher):
             self._save(ev.index)
         d = ev.data
         kind = d["event"]
+        self.conflict = None
+        if self.fast:
+            self._judge(d)
         if kind == "open":
             self._open(d)
         elif kind == "message":
@@ -66,6 +77,25 @@ class LogMatcher(Matcher):
         elif kind == "run":
             if self.run_events:
                 self._run(d)
+
+    def _judge(self, d) -> None:
+        """The catalogue on the observed bytes themselves, before any model step (answers.py)."""
+        if d["event"] == "message" and d["dir"] == "c2s" and "id" in d["message"]:
+            self.life.request(d["conn"], _key(d["message"]["id"]), d["t"])
+        if not (d["event"] == "run" or d["event"] == "message" and d["dir"] == "s2c"):
+            return
+        why = self.id_check.judge(d)
+        if why and "ID-1" in self.judged:
+            raise Stop("diverges", why, requirement="ID-1")
+        why = self.life.shown(d, _key(d["message"].get("id")) if d["event"] == "message" else None)
+        if why and "TTL-1" in self.judged:
+            raise Stop("diverges", why, requirement="TTL-1")
+
+    def _timely(self, c, ev=None) -> bool:
+        """No run purged before the log's clock allows at event `ev` (TTL-4: never before an advertised
+        expiry)."""
+        t = (ev or self.events[self.index]).data["t"]
+        return "TTL-4" not in self.judged or not self.life.early_purge(c, t)
 
     # ---- connections -------------------------------------------------------------------------
     def _open(self, d) -> None:
@@ -161,8 +191,10 @@ class LogMatcher(Matcher):
         def fits(post) -> bool:
             queue = post.out.get(qid)
             if queue and observed is not None:
-                if unify(observed, shape(queue[0][0]), post.ids) is None or \
-                        status is not None and post.world.requests[qid].http_status not in (None, status):
+                ids = unify(observed, shape(queue[0][0]), post.ids)
+                if ids is None or status is not None and post.world.requests[qid].http_status not in (None, status) \
+                        or not self._timely(post, ahead) \
+                        or self._answer(post, qid, queue[0][0], look["message"], status, ids, ahead.line) is None:
                     misfit.append(f"{qid}: {describe(queue[0][0])}")
                     return False
             return True
@@ -221,8 +253,10 @@ class LogMatcher(Matcher):
             if e.kind == "diverges" and refused and not misfit:
                 return self._unmodelled(name, conn, msg, refused[0])
             if e.kind == "diverges" and misfit:
-                raise Stop("diverges", f"the model cannot answer {qid} with {describe(look['message'])}",
-                           sorted(set(misfit))[:12], at=ahead.index) from None
+                why = self.conflict.reason if self.conflict else \
+                    f"the model cannot answer {qid} with {describe(look['message'])}"
+                raise Stop("diverges", why, sorted(set(misfit))[:12], at=ahead.index,
+                           requirement=self.conflict and self.conflict.requirement) from None
             raise
         self.reqs[(name, _key(msg["id"]))] = qid
         self.sent[qid] = msg
@@ -340,7 +374,10 @@ class LogMatcher(Matcher):
             ids = unify(observed, shape(queue[0][0]), c.ids)
             if ids is None:
                 return []
-            if status is not None and c.world.requests[qid].http_status not in (None, status):
+            if status is not None and c.world.requests[qid].http_status not in (None, status) or not self._timely(c):
+                return []
+            ids = self._answer(c, qid, queue[0][0], msg, status, ids, self.events[self.index].line)
+            if ids is None:
                 return []
             return [c.but(ids=ids, out={**c.out, qid: queue[1:]})]
         def focus(world):
@@ -349,7 +386,22 @@ class LogMatcher(Matcher):
             # A tasks/* request learns its run only when answered: the run it names is moved too (its
             # purge, after the clock passes its retention, decides a not-found answer).
             return runs | _named_runs(world, self.sent[qid], self.cands), {qid}
-        self.search(goal, f"{describe(msg)} on {qid}", allow_events=False, focus=focus)
+        try:
+            self.search(goal, f"{describe(msg)} on {qid}", allow_events=False, focus=focus,
+                        answering=qid if "method" not in msg else None)
+        except Stop as e:
+            if e.kind != "diverges" or self.conflict is None:
+                raise
+            raise Stop("diverges", self.conflict.reason, e.allowed, requirement=self.conflict.requirement) from None
+
+    def _answer(self, c, qid, model_msg, msg, status, ids, line):
+        """The bindings with the host's answer checked against every earlier one the model words alike
+        (answers.py), or None, the conflict kept to name its requirement."""
+        q = c.world.requests[qid]
+        got, conflict = bind_error(ids, q, model_msg, msg, status, line, _purged_readable(c.world, q))
+        if conflict is not None and self.conflict is None:
+            self.conflict = conflict
+        return got
 
     # ---- run events --------------------------------------------------------------------------
     def _run(self, d) -> None:
@@ -396,6 +448,13 @@ class LogMatcher(Matcher):
             owed = sorted({f"{rid}: {q[0][0]['type']}" for c in self.cands[:3] for rid, q in c.runq.items() if q})
             raise Stop("diverges", "the log ends, and the host never logged run events the model appended", owed)
         self.cands = live
+
+
+def _purged_readable(world, q) -> bool:
+    """The request names a purged run its caller could read (TTL-3's case of the not-found answer)."""
+    raw = raw_of(q.task_ref)[0] if isinstance(q.task_ref, str) else None
+    run = world.runs.get(raw) if raw else None
+    return run is not None and run.purged and world.params.subject(q.subject).tenant == run.tenant
 
 
 def _match_run(d, entry, c, real, mid):

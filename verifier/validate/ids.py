@@ -17,18 +17,20 @@ KINDS = ("run", "interrupt", "token")
 
 
 class Bindings:
-    __slots__ = ("real", "model", "tenants")
+    __slots__ = ("real", "model", "tenants", "errors")
 
     def __init__(self, tenants: dict[str, str] | None = None):
         self.real = {k: {} for k in KINDS}     # kind -> real id -> model id
         self.model = {k: {} for k in KINDS}    # kind -> model id -> real id
         self.tenants = tenants or {}           # host tenant -> model tenant (the mapping file)
+        self.errors = {}                       # the model's not-found answer -> the host's (answers.py)
 
     def copy(self) -> "Bindings":
         new = object.__new__(Bindings)
         new.real = {k: dict(v) for k, v in self.real.items()}
         new.model = {k: dict(v) for k, v in self.model.items()}
         new.tenants = self.tenants
+        new.errors = dict(self.errors)
         return new
 
     def to_model(self, kind: str, real: str) -> str | None:

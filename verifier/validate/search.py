@@ -38,6 +38,7 @@ from model.actions import SILENT
 from verifier.validate.observe import describe
 
 INTERNAL_ACTORS = ("host", "clock")
+ANSWERING = ("respond", "answer")      # the host's steps that send a request's whole answer (model/host.py)
 # The run-log event the host's own run steps append first (model/host.py); a search for an observed
 # run event of another kind need not take them.
 APPENDS = {"run_start": "run.started", "run_interrupt": "interrupt.requested", "run_complete": "run.completed",
@@ -48,10 +49,11 @@ APPENDS = {"run_start": "run.started", "run_interrupt": "interrupt.requested", "
 class Stop(Exception):
     """The search gave up: a budget or cap (undetermined), or a divergence."""
 
-    def __init__(self, kind: str, reason: str, allowed=(), at: int | None = None):
+    def __init__(self, kind: str, reason: str, allowed=(), at: int | None = None, requirement: str | None = None):
         super().__init__(reason)
         self.kind, self.reason, self.allowed = kind, reason, list(allowed)
         self.at = at            # the event that diverged, when it is not the one being matched
+        self.requirement = requirement   # what the catalogue, judged on the observed bytes, says it breaks
 
 
 @dataclass
@@ -157,12 +159,14 @@ class Matcher:
                     continue
                 yield name, args
 
-    def search(self, goal, words: str, allow_events: bool, focus=None, kind=None):
+    def search(self, goal, words: str, allow_events: bool, focus=None, kind=None, answering=None):
         """Replace the candidates by those that explain one observation. `goal(cand)` is a list of
         candidates after it (empty when it is contradicted there) or None when the candidate has
         not yet produced what the observation needs. `focus(world)` names the runs and requests the
         observation is about: the search first moves only those, then, if that explains nothing,
-        everything to a shallower depth."""
+        everything to a shallower depth. `answering` (a request id): the observation is that
+        request's response, which only the host's step answering it emits, so the search's first
+        level is that step alone (the same level, without trying every other move)."""
         direct, waiting, expected = [], [], []
         for c in self.cands:
             got = goal(c)
@@ -172,6 +176,8 @@ class Matcher:
                 direct.extend(got)
             else:
                 expected.append(c)
+        if not direct and answering is not None:
+            direct = self._answered(goal, waiting, answering, allow_events)
         if direct:
             self.cands = self._capped(direct)
             return
@@ -187,6 +193,18 @@ class Matcher:
         allowed = self._allowed(expected, waiting)
         raise Stop("diverges", f"the model cannot produce {words}" + (" (search depth reached)" if deep else ""),
                    allowed)
+
+    def _answered(self, goal, waiting, qid, allow_events) -> list:
+        found = []
+        for c in waiting:
+            for name in ANSWERING:
+                if dict(request=qid) not in self.table[name].moves(c.world):
+                    continue
+                child = self._step(c, name, dict(request=qid))
+                if child.runq is not c.runq and not allow_events:
+                    continue
+                found.extend(goal(child) or ())
+        return found
 
     def _bfs(self, goal, roots, expected, allow_events, focus, max_depth, words, kind=None, appending=False):
         """(the candidates of the first level that explains the observation, whether the depth bound
@@ -313,7 +331,8 @@ def _future(c: Cand) -> tuple:
     if closed:      # what the host said of them while they were open: free text named after the kind
         for kind, status in KIND_WORDS:
             text = text.replace(f"'{kind} needed'", "'input needed'").replace(f"'run is {status}'", "'run is waiting'")
-    ids = tuple(tuple(sorted(c.ids.real[k].items())) for k in ("run", "interrupt", "token"))
+    ids = tuple(tuple(sorted(c.ids.real[k].items())) for k in ("run", "interrupt", "token")) + (
+        tuple(sorted(c.ids.errors.items())),)
     return hashlib.blake2b(text.encode(), digest_size=16).digest(), _queued(c), ids, c.violation is None
 
 

@@ -202,8 +202,9 @@ class HttpClient:
 class StdioClient:
     """One stdio session: the host as a child process speaking for one token."""
 
-    def __init__(self, token: str, log: str, *bugs: str):
-        cmd = [sys.executable, "-m", "examples.host", "--transport", "stdio", "--token", token, "--log", log]
+    def __init__(self, token: str, log: str, *bugs: str, module: str = "examples.host"):
+        # `module`: what serves the session, `python -m module` taking the host's flags
+        cmd = [sys.executable, "-m", module, "--transport", "stdio", "--token", token, "--log", log]
         for b in bugs:
             cmd += ["--bug", b]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
