@@ -138,3 +138,109 @@ def test_a_raising_rule_is_the_same_fault(folder):
     assert (got[0].fault.history, got[0].fault.where, got[0].fault.error) == \
         (scratch[0].fault.history, scratch[0].fault.where, scratch[0].fault.error)
     assert _summary(got) == _summary(scratch)
+
+
+SMALL = "host-small,max_interrupts=0,retry_reserve=0"
+
+
+def _small():
+    return scopes.parse(SMALL), [p for p in load_catalogue().values() if p.area == "creation"]
+
+
+def test_a_search_bounded_by_work_builds_no_graph_but_uses_a_stored_one(tmp_path):
+    """A state bound would not cover the whole graph's build: such a search goes from scratch until an
+    unbounded one has stored the graph, then from it, with the same states and verdicts."""
+    sc, props = _small()
+    v = builtins()["always-task"]
+    first = incremental.judged(v, sc, props, True, 600, 500, None, None, folder=tmp_path)
+    assert first[0].how.startswith("from scratch: no stored graph") and not list(tmp_path.glob("*.pickle"))
+    incremental.stored(sc, props, True, tmp_path)
+    again = incremental.judged(v, sc, props, True, 600, 500, None, None, folder=tmp_path)
+    assert again[0].how.startswith("incremental")
+    assert _summary(again) == _summary(first) and not first[0].complete
+
+
+def test_the_graph_is_part_of_the_checks_work(tmp_path):
+    """Its build stops at the check's cap: the search says so, stores nothing, and is undetermined."""
+    sc, props = _small()
+    s, verdicts, _ = incremental.judged(builtins()["always-task"], sc, props, True, 0.0, None, None, None,
+                                        folder=tmp_path)
+    assert s.how == f"from scratch: the baseline's graph at {sc.name} was not built within the cap"
+    assert not s.complete and not list(tmp_path.glob("*.pickle"))
+    assert {v.verdict for v in verdicts} <= {"undetermined", "unreached"}
+
+
+def test_a_graph_being_built_elsewhere_is_waited_for(tmp_path):
+    """Two checks (or two gate workers) never build one graph twice: the second waits on the lock."""
+    import fcntl
+    sc, props = _small()
+    path = tmp_path / f"{incremental.store_key(sc, props, True)}.lock"
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        with pytest.raises(incremental.NotBuilt, match="being built elsewhere"):
+            incremental.stored(sc, props, True, tmp_path, deadline=0.0)
+    assert incremental.stored(sc, props, True, tmp_path).fps
+
+
+def test_the_gate_builds_the_default_scopes_graphs_its_variants_use():
+    from verifier.cli.gate_jobs import graph_jobs
+    table = builtins()
+    names = ["baseline", "always-task", "every-run-128-bits", "subscription-without-fallback"]
+    classes = {n: None if n == "baseline" else table[n] for n in names}
+    settings = {n: {"bfs": True} for n in names}
+    got = {scope.name: users for scope, _, users in graph_jobs(classes, settings).values()}
+    # the baseline is searched from scratch; a params-changing amendment too; a client variant's
+    # composed scope has a graph of its own
+    assert got == {scopes.parse(None).name: ["always-task", "subscription-without-fallback"],
+                   scopes.parse(None, composed=True).name: ["subscription-without-fallback"]}
+    assert graph_jobs({"every-run-128-bits": table["every-run-128-bits"]}, {"every-run-128-bits": {"bfs": True}}) == {}
+
+
+def test_the_gate_and_check_search_the_default_scopes_alike():
+    """One stored graph serves both: the gate's properties at a default scope are the check's."""
+    from verifier.cli.gate_jobs import search_plan
+    from verifier.engines.bfs.search import plan
+    checked = {sc.name: [p.name for p in ps] for sc, ps in plan(None, list(load_catalogue().values()))}
+    gated = search_plan(builtins()["subscription-without-fallback"], {})
+    assert {sc.name: [p.name for p in ps] for sc, ps in gated} == {
+        n: checked[n] for n in (scopes.DEFAULT_HOST, scopes.DEFAULT_COMPOSED)}
+
+
+def test_a_short_capped_check_does_not_build_the_graph(tmp_path, monkeypatch):
+    """A check capped under GRAPH_BUILD_MIN_CAP searches from scratch and says why; a longer one builds."""
+    from verifier.engines.bfs import run
+    from verifier.runtime.budgets import GRAPH_BUILD_MIN_CAP
+    monkeypatch.setenv(incremental.CACHE_ENV, str(tmp_path))
+    sc, props = _small()
+    v = builtins()["always-task"]
+    short = run._judge(True, v, GRAPH_BUILD_MIN_CAP - 1)(v, sc, props, True, 600, None, None, None)
+    assert short[0].how.startswith("from scratch: no stored graph") and "capped under" in short[0].how
+    assert not list(tmp_path.glob("*.pickle"))
+    long = run._judge(True, v, GRAPH_BUILD_MIN_CAP)(v, sc, props, True, 600, None, None, None)
+    assert long[0].how.startswith("incremental") and list(tmp_path.glob("*.pickle"))
+    assert _summary(long) == _summary(short)
+
+
+def test_the_gate_starts_a_variant_once_its_graphs_are_stored(monkeypatch):
+    """A variant's exploration is submitted only after the builds of the graphs it uses finished; one
+    that uses none starts at once."""
+    from concurrent.futures import ThreadPoolExecutor
+    from verifier.cli import gate
+    import time
+    log = []
+
+    def build(scope, names):
+        time.sleep(0.3 if scope == "composed" else 0.0)    # a free worker would explore b meanwhile
+        log.append(("built", scope))
+        return ""
+
+    monkeypatch.setattr(gate, "build_graph", build)
+    monkeypatch.setattr(gate, "explore_one", lambda spec, mine: log.append(("explored", spec)) or spec)
+    graphs = {"k1": ("host", [], ["a", "b"]), "k2": ("composed", [], ["b"])}
+    with ThreadPoolExecutor(4) as pool:
+        done = gate._explore_local(pool, ["b", "c", "a"], {"a": "a", "b": "b", "c": "c"},
+                                   {"a": {}, "b": {}, "c": {}}, graphs)
+    assert done == {"a": "a", "b": "b", "c": "c"}
+    at = {e: i for i, e in enumerate(log)}
+    assert at[("explored", "a")] > at[("built", "host")]
+    assert at[("explored", "b")] > max(at[("built", "host")], at[("built", "composed")])

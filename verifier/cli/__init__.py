@@ -78,8 +78,10 @@ def build_parser() -> Parser:
     ck.add_argument("--no-symmetry", action="store_true",
                     help="bfs: do not merge states that differ only in the order independent requests were sent")
     ck.add_argument("--jobs", type=int, default=2, help="bfs: worker processes, one per scope (default 2)")
-    ck.add_argument("--incremental", action="store_true",
-                    help="bfs: search an amendment from the baseline's state graph, stored once per model version")
+    ck.add_argument("--incremental", action=argparse.BooleanOptionalAction, default=True,
+                    help="bfs: search an amendment from the baseline's state graph, stored once per model version "
+                         "and built by the first search bounded by the scope alone under a cap of 600 s or more "
+                         "(default; the verdicts are the search from scratch's, only its time differs)")
     ck.add_argument("--cluster", default=None, metavar="auto|ADDRESS",
                     help="bfs: search on a Ray cluster; " + CLUSTER_HELP)
     ck.add_argument("--depth", type=int, default=None,
@@ -117,6 +119,9 @@ def build_parser() -> Parser:
     gt.add_argument("--write", action="store_true", help="rewrite the counterexamples from this run "
                                                          "(the manifest is left as it is)")
     gt.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    gt.add_argument("--incremental", action=argparse.BooleanOptionalAction, default=True,
+                    help="search each amendment at the default scopes from the baseline's stored graph, built "
+                         "first (default; the manifest's records are the search from scratch's)")
     gt.add_argument("--verbose", action="store_true",
                     help="list each variant premise count far below the baseline's (by default only counted)")
     gt.add_argument("--cluster", default=None, metavar="auto|ADDRESS",

@@ -25,12 +25,12 @@ from __future__ import annotations
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
 from verifier.runtime.exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
 from verifier.runtime.files import write_atomic
-from verifier.cli.gate_jobs import explore_one, search_plan, variant_of
+from verifier.cli.gate_jobs import build_graph, explore_one, graph_jobs, search_plan, variant_of
 
 DEFAULTS = {"seed": 0, "chunks": 6, "examples_per_chunk": 25, "steps": 40, "budget_cap": 120,
             "bfs": False, "bfs_budget_cap": 300,     # a manifest opts in to the exhaustive search ("bfs": true)
@@ -210,6 +210,33 @@ def _load_manifest(path: Path, record: bool) -> dict:
     return manifest
 
 
+def _explore_local(pool, order: list, specs: dict, mine: dict, graphs: dict) -> dict:
+    """Each variant's exploration in `pool`, in `order`; the stored graphs (`graphs`) are built first,
+    and a variant whose search uses one starts once it is stored, so that no search spends its cap
+    waiting for a graph or building one."""
+    needs = {n: set() for n in order}
+    for key, (_, _, users) in graphs.items():
+        for n in users:
+            needs[n].add(key)
+    builds = {pool.submit(build_graph, scope, names): key for key, (scope, names, _) in graphs.items()}
+    built, futures = set(), {}
+
+    def submit_ready():
+        for n in order:
+            if n not in futures and needs[n] <= built:
+                futures[n] = pool.submit(explore_one, specs[n], mine[n])
+
+    submit_ready()
+    pending = set(builds)
+    while pending:
+        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for b in finished:
+            b.result()
+            built.add(builds[b])
+        submit_ready()
+    return {n: f.result() for n, f in futures.items()}
+
+
 def run_gate(args) -> int:
     own = getattr(args, "variants", None)
     if own:
@@ -230,7 +257,8 @@ def run_gate(args) -> int:
         names = [n for n in names if n in args.only]
     # A variant whose expected refutation needs a longer search gets its own settings
     # (`settings["per_variant"][name]`, e.g. more chunks); the longest start first.
-    mine = {n: {**settings, **settings.get("per_variant", {}).get(n, {})} for n in names}
+    mine = {n: {**settings, **settings.get("per_variant", {}).get(n, {}),
+                "incremental": getattr(args, "incremental", False)} for n in names}
     order = sorted(names, key=lambda n: -mine[n]["chunks"] * mine[n]["steps"])
     classes = {n: variant_of(specs[n]) for n in names}
     for n in names:             # each variant's own scopes, refused here rather than in a worker
@@ -249,8 +277,9 @@ def run_gate(args) -> int:
         with cluster:
             done = explore_all(cluster, order, specs, mine)
     else:
+        graphs = graph_jobs(classes, mine) if getattr(args, "incremental", False) else {}
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            done = dict(zip(order, pool.map(explore_one, [specs[n] for n in order], [mine[n] for n in order])))
+            done = _explore_local(pool, order, specs, mine, graphs)
     results = [done[n] for n in names]
     problems, undetermined, starved = [], [], []
     for got in results:

@@ -45,15 +45,23 @@ def explore_one(spec: str, settings: dict) -> dict:
 def search_one(v, settings: dict, only: str | None = None) -> dict:
     """The exhaustive search at the default scopes, as the manifest records it (as tlaplus/Examples'
     manifest does: verdicts, distinct states, depth): the baseline as `check` judges it, and a
-    variant's host properties at host-small, the harness's at composed-small for the client variants,
-    then, at each of the variant's own `bfs_scopes`, the properties of the ids named for it; each
+    variant at host-small, and at composed-small for the client variants, with the properties `check`
+    judges there, then, at each of the variant's own `bfs_scopes`, the properties of the ids named for it; each
     recorded under the scope's spec (`only`: at the scope of that name alone)."""
-    from verifier.engines.bfs import search as bfs
+    from verifier.engines.bfs import incremental, search as bfs
     out = {}
-    for scope, props in search_plan(v, settings):
+    plan = search_plan(v, settings)
+    for i, (scope, props) in enumerate(plan):
         if only is not None and scope.name != only:
             continue
-        s, verdicts, _ = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
+        # the default scopes from the baseline's stored graph (`graph_jobs`); an own scope's search
+        # is one variant's, which a graph built for it would not repay
+        if settings.get("incremental") and i < _defaults(v):
+            # built by the gate's graph jobs before this search starts: never within its cap
+            s, verdicts, _ = incremental.judged(v, scope, props, True, settings["bfs_budget_cap"], None, None,
+                                                None, build=False, no_build="the gate's graph job did not store one")
+        else:
+            s, verdicts, _ = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
         out[scope.name] = {"distinct": s.distinct, "generated": s.generated, "depth": s.depth,
                            "complete": s.complete,
                            # an own scope's search ends once each of its properties is answered, or at
@@ -64,10 +72,44 @@ def search_one(v, settings: dict, only: str | None = None) -> dict:
     return out
 
 
+def _defaults(v) -> int:
+    """How many of `search_plan`'s scopes are the default ones: host-small, and composed-small for a
+    client variant."""
+    return 1 + (getattr(v, "harness_rules", None) is not None)
+
+
+def graph_jobs(classes: dict, settings: dict) -> dict:
+    """{store key: (scope, property names, the variants whose search uses it)} for the default scopes'
+    stored graphs (`classes`, `settings`: by variant name)."""
+    from verifier.engines.bfs import incremental
+    out = {}
+    for name, v in classes.items():
+        if v is None or not settings[name].get("bfs"):
+            continue
+        for scope, props in search_plan(v, settings[name])[:_defaults(v)]:
+            if incremental.scratch_reason(v, scope, True) is None:
+                key = incremental.store_key(scope, props, True)
+                out.setdefault(key, (scope, [p.name for p in props], []))[2].append(name)
+    return out
+
+
+def build_graph(scope, names: list[str]) -> str:
+    """The baseline's graph at `scope` for the named properties, built and stored if it is not."""
+    from properties.base import load_catalogue
+
+    from verifier.engines.bfs import incremental
+    catalogue = load_catalogue()
+    try:
+        incremental.stored(scope, [catalogue[n] for n in names], True)
+    except incremental.TooLarge as e:
+        return str(e)
+    return ""
+
+
 def search_plan(v, settings: dict) -> list:
-    """[(scope, properties)] the gate searches a variant at: the default scopes, then its own
-    (`settings["bfs_scopes"]`: {scope spec: [requirement ids]}, each id one the variant expects
-    refuted). The baseline: `bfs.plan`'s, every property at its side's scope or its home
+    """[(scope, properties)] the gate searches a variant at: the default scopes (with the properties
+    `check` judges there), then its own (`settings["bfs_scopes"]`: {scope spec: [requirement ids]},
+    each id one the variant expects refuted). The baseline: `bfs.plan`'s, every property at its side's scope or its home
     (`scopes.HOMES`), so that the manifest records where each is proved."""
     from properties.base import load_catalogue
 
@@ -76,10 +118,12 @@ def search_plan(v, settings: dict) -> list:
     catalogue = list(load_catalogue().values())
     if v is None:       # the baseline as `check` judges it: each property at its side's scope or its home
         return bfs.plan(None, catalogue)
-    host, harness = bfs.split_catalogue(catalogue)
-    plan = [(scopes.parse(None), host)]
+    # the default scopes with the properties `check` judges there (the others are at their homes), so
+    # that the gate's search is the check's and both use one stored graph (`bfs.incremental`)
+    default = {sc.name: (sc, ps) for sc, ps in bfs.plan(None, catalogue)}
+    plan = [default[scopes.DEFAULT_HOST]]
     if getattr(v, "harness_rules", None) is not None:
-        plan.append((scopes.parse(None, composed=True), harness))
+        plan.append(default[scopes.DEFAULT_COMPOSED])
     refuted = {rid for rid, want in dict(getattr(v, "expect", None) or {}).items() if want == "refuted"}
     for spec, ids in (settings.get("bfs_scopes") or {}).items():
         try:

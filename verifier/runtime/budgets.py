@@ -19,6 +19,8 @@ EXAMPLES_PER_CHUNK = 25            # one seeded Hypothesis run; a chunk is the u
 DEFAULT_RLIMIT = 100_000_000       # Z3 resource units per query (the baseline's costliest: 21 M, 2.8 CPU s)
 DEFAULT_CAP = 1_800.0              # seconds: the outer cap of a whole check
 DEFAULT_Z3_CAP = 1_800.0           # seconds: the outer cap of the Z3 engine's check
+GRAPH_BUILD_MIN_CAP = 600.0        # seconds: a check capped shorter does not spend its cap building the
+                                   # baseline's stored graph (bfs/incremental); it searches from scratch
 TIME_CAP = "time cap"              # the words every engine reports work cut short by the cap with
 
 

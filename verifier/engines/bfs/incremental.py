@@ -18,6 +18,8 @@ bookkeeping come from the real checker). States the baseline never reached are e
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
 import inspect
@@ -54,6 +56,10 @@ MAX_STATES = 400_000
 
 class TooLarge(Exception):
     """The baseline's graph at a scope is too large to store."""
+
+
+class NotBuilt(Exception):
+    """The baseline's graph at a scope is not stored, and this search does not build it."""
 
 
 def cache_dir() -> Path:
@@ -167,8 +173,9 @@ def _changed_monitor_state(before: dict, after: dict) -> bool:
     return any(v is not before[k] and "." not in k and repr(v) != repr(before[k]) for k, v in after.items())
 
 
-def build(scope, props, rename: bool) -> Stored:
-    """The baseline's whole graph at `scope` (complete: the scope must bound it), every property open."""
+def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
+    """The baseline's whole graph at `scope` (complete: the scope must bound it), every property open;
+    `NotBuilt` past the monotonic `deadline` (the check's cap: the graph is part of its work)."""
     started = time.monotonic()
     rename = scope.renames(rename, scope.params())
     st = Stored(store_key(scope, props, rename))
@@ -194,6 +201,8 @@ def build(scope, props, rename: bool) -> Stored:
             nxt = []
             for w in frontier:
                 interrupt.check()
+                if deadline is not None and time.monotonic() > deadline:
+                    raise NotBuilt(f"the baseline's graph at {scope.name} was not built within the cap")
                 _ASKED.clear()
                 enabled = enabled_moves(w, table, names, here)
                 st.info.append(fair.state_info(w, live, enabled) if live else None)
@@ -273,15 +282,42 @@ class _Packer:
         return c.compress(data) + c.flush()
 
 
-def stored(scope, props, rename: bool, folder: Path | None = None) -> Stored:
+def stored(scope, props, rename: bool, folder: Path | None = None, not_built: str | None = None,
+           deadline: float | None = None) -> Stored:
     """The stored graph of the baseline at `scope` for `props`, built (and written) when there is none
-    for this model's code, scope and properties."""
+    for this model's code, scope and properties: `NotBuilt` when `not_built` says why this caller does
+    not build one, or when the build passes the monotonic `deadline`."""
     key = store_key(scope, props, rename)
     folder = Path(folder) if folder is not None else cache_dir()
     path = folder / f"{key}.pickle"
     got = _LOADED.get(path)
     if got is not None and path.is_file() and got[0] == path.stat().st_mtime_ns:
         return got[1]
+    folder.mkdir(parents=True, exist_ok=True)
+    with _locked(path.with_suffix(".lock"), deadline, scope):     # one builder; the others wait, then load
+        return _load_or_build(scope, props, rename, key, folder, path, not_built, deadline)
+
+
+@contextlib.contextmanager
+def _locked(lock: Path, deadline: float | None, scope):
+    """An exclusive lock on `lock`, waited for until the monotonic `deadline`."""
+    with open(lock, "a") as fh:
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                interrupt.check()
+                if deadline is not None and time.monotonic() > deadline:
+                    raise NotBuilt(f"the baseline's graph at {scope.name} was being built elsewhere past the cap")
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _load_or_build(scope, props, rename, key, folder, path, not_built, deadline) -> Stored:
     st = None
     if path.is_file():
         try:
@@ -296,10 +332,11 @@ def stored(scope, props, rename: bool, folder: Path | None = None) -> Stored:
     too_large = path.with_suffix(".too-large")
     if st is None and too_large.is_file():
         raise TooLarge(too_large.read_text())
+    if st is None and not_built is not None:
+        raise NotBuilt(f"no stored graph of the baseline at {scope.name}; {not_built}")
     if st is None:
-        folder.mkdir(parents=True, exist_ok=True)
         try:
-            st = build(scope, props, rename)
+            st = build(scope, props, rename, deadline)
         except TooLarge as e:       # remembered: the next check does not try again
             too_large.write_text(str(e))
             raise
@@ -310,7 +347,7 @@ def stored(scope, props, rename: bool, folder: Path | None = None) -> Stored:
         os.replace(tmp, path)
         st.index = index
         for old in folder.glob(f"{key.split('-')[0]}-*"):    # the same scope's graphs of other model code
-            if old.suffix in (".pickle", ".too-large") and old != path:
+            if old.suffix in (".pickle", ".too-large", ".lock") and old.stem != path.stem:
                 old.unlink(missing_ok=True)
     _LOADED.clear()             # one graph at a time: they are large
     _LOADED[path] = (path.stat().st_mtime_ns, st)
@@ -506,21 +543,27 @@ def _decoded(st: Stored, g: int, template, depth: int):
     return w
 
 
-def judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow=False, folder=None):
+def judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow=False, folder=None,
+           build: bool = True, no_build: str = "this search does not build one"):
     """`search._judged`, incrementally from the baseline's stored graph where the amendment allows
-    it (`scratch_reason`); the Search says which (`Search.how`)."""
+    it (`scratch_reason`); the Search says which (`Search.how`). A missing graph is built as part of
+    the search's work when `build` and the search is bounded by the scope alone (`no_build`: why not,
+    when not)."""
     reason = scratch_reason(variant, scope, rename)
     if reason is not None:
         s, verdicts, counts = _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow)
         s.how = f"from scratch: {reason}"
         return s, verdicts, counts
-    try:
-        st = stored(scope, props, rename, folder)
-    except TooLarge as e:
-        s, verdicts, counts = _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow)
+    until = time.monotonic() + seconds
+    try:        # the graph is built by a search bounded by the scope alone: a work bound would not cover it
+        st = stored(scope, props, rename, folder, deadline=until, not_built=(
+            "a search bounded by work does not build one" if max_states is not None or max_depth is not None
+            else None if build else no_build))
+    except (TooLarge, NotBuilt) as e:
+        s, verdicts, counts = _judged(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states,
+                                      max_depth, progress, shadow)
         s.how = f"from scratch: {e}"
         return s, verdicts, counts
-    until = time.monotonic() + seconds      # the graph is built once per model version: not the search's time
     over = overridden(variant)
     recorder, searched = None, variant
     if shadow:

@@ -2,6 +2,7 @@
 across workers by shards of one scope's frontier (`partition`); one CheckResult for them all."""
 from __future__ import annotations
 
+import functools
 import time
 
 from properties.base import load_catalogue
@@ -10,21 +11,28 @@ from verifier.engines.bfs import incremental as incremental_search
 from verifier.engines.bfs.partition import LocalPool, judge
 from verifier.engines.bfs.search import _by_name, _judged, _picklable, plan, result_of
 from verifier.runtime import scopes
+from verifier.runtime.budgets import DEFAULT_CAP, GRAPH_BUILD_MIN_CAP
 
 
-def _search_job(variant, scope, names, rename, until, max_states, max_depth, shadow, incremental=False):
+def _search_job(variant, scope, names, rename, until, max_states, max_depth, shadow, incremental=False,
+                budget=DEFAULT_CAP):
     """One search in a worker process (properties are named, not pickled), until the monotonic
     time `until` (the whole check's deadline: a search that starts late has what is left)."""
     catalogue = load_catalogue()
     props = [catalogue[n] for n in names]
-    return _judge(incremental, variant)(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states,
+    return _judge(incremental, variant, budget)(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states,
                                         max_depth, None, shadow)
 
 
-def _judge(incremental: bool, variant):
+def _judge(incremental: bool, variant, budget: float):
     """An amendment's search, incremental from the baseline's stored graph when asked
-    (`incremental.judged`, which falls back to a search from scratch where it must, and says so)."""
-    return incremental_search.judged if incremental and variant is not None else _judged
+    (`incremental.judged`, which falls back to a search from scratch where it must, and says so). A
+    check capped under `GRAPH_BUILD_MIN_CAP` does not spend its cap building a missing graph."""
+    if not incremental or variant is None:
+        return _judged
+    return functools.partial(incremental_search.judged, build=budget >= GRAPH_BUILD_MIN_CAP,
+                             no_build=f"a check capped under {GRAPH_BUILD_MIN_CAP:g} s does not build one "
+                                      f"(a longer check builds it; the gate, those of host-small and composed-small)")
 
 
 def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progress=None, props=None,
@@ -50,13 +58,13 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
             order = sorted(range(len(jobs_plan)), key=lambda i: first.index(jobs_plan[i][0].name)
                            if jobs_plan[i][0].name in first else len(first))
             futs = {i: pool.submit(_search_job, variant, jobs_plan[i][0], [p.name for p in jobs_plan[i][1]],
-                                   symmetry, until, max_states, max_depth, shadow, incremental) for i in order}
+                                   symmetry, until, max_states, max_depth, shadow, incremental, budget) for i in order}
             results = [futs[i].result() for i in range(len(jobs_plan))]
     else:
         for sc, ps in jobs_plan:
             # Each search does all its work; the cap is one deadline over them all, not shares of it.
             left = max(0.0, started + budget - time.monotonic())
-            results.append(_judge(incremental, variant)(variant, sc, ps, symmetry, left, max_states, max_depth, progress,
+            results.append(_judge(incremental, variant, budget)(variant, sc, ps, symmetry, left, max_states, max_depth, progress,
                                                         shadow))
     return result_of(variant, results, catalogue, budget, started,
                      work={"max_states": max_states, "max_depth": max_depth, "symmetry": symmetry})
