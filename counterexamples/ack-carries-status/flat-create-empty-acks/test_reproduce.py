@@ -7,12 +7,9 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'ack-carries-status'
 PROPERTY = 'flat-create-empty-acks'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
-    ('answer', {'request': 'r1'}),
-    ('harness_receive', {'request': 'r1'}),
-    ('harness_cancel', {'client': 'H1', 'run': 'L1'}),
-    ('harness_send_cancel', {'client': 'H1', 'op': 'op1'}),
-    ('respond', {'request': 'r2'}),
+    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
+    ('tasks_cancel', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

@@ -7,8 +7,8 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'cancel-race-completes'
 PROPERTY = 'accepted-cancel-ends-cancelled'
 STEPS = [
-    ('call_tool', {'client': 'C2', 'server': 'S1', 'tool': 'flow', 'declare': False, 'transport': 'stdio'}),
-    ('rest_cancel', {'subject': 'alice', 'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('disconnect', {'request': 'r1'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]
 

@@ -7,7 +7,7 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'cancel-race-completes'
 PROPERTY = 'owner-cancel-cancels-run'
 STEPS = [
-    ('call_tool', {'client': 'C3', 'server': 'S2', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('harness_start', {'client': 'H1', 'server': 'S2', 'long': False}),
     ('disconnect', {'request': 'r1'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]

@@ -7,12 +7,11 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'cancel-terminal-appends'
 PROPERTY = 'cancel-acknowledged-as-cancelrun'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
-    ('tasks_cancel', {'client': 'C1', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True}),
-    ('respond', {'request': 'r2'}),
-    ('run_finish_cancel', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('tasks_cancel', {'client': 'C1', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True}),
-    ('respond', {'request': 'r3'}),
+    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
+    ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
+    ('tasks_cancel', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

@@ -7,8 +7,8 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'capability-error-on-plain-mount'
 PROPERTY = 'plain-mount-knows-no-tasks-methods'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S2', 'long': False}),
-    ('tasks_cancel', {'server': 'S2', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('call_tool', {'client': 'C1', 'server': 'S2', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('tasks_get', {'server': 'S2', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
     ('respond', {'request': 'r2'}),
 ]
 

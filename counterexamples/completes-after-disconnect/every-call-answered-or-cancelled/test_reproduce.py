@@ -8,8 +8,8 @@ VARIANT = 'completes-after-disconnect'
 PROPERTY = 'every-call-answered-or-cancelled'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S2', 'transport': 'stdio', 'declare': False, 'tool': 'flow'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('stdio_close', {'client': 'C1', 'server': 'S2'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]
 

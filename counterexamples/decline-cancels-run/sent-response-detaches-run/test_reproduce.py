@@ -10,8 +10,7 @@ STEPS = [
     ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('tasks_update_two', {'client': 'C2', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'key': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'also': 'acme/i-neverissuedneverissued', 'response': 'decline'}),
-    ('respond', {'request': 'r2'}),
+    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'decline'}),
 ]
 
 

@@ -8,9 +8,7 @@ VARIANT = 'id-as-credential'
 PROPERTY = 'task-id-not-a-credential'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_spawn', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FXHoyDVm3Iar8NfwB', 'key': 'acme/i-neverissuedneverissued', 'response': 'accept', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C5'}),
+    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'key': 'acme/i-neverissuedneverissued', 'response': 'decline', 'transport': 'stdio', 'declare': True, 'header_ok': True, 'client': 'C4'}),
     ('respond', {'request': 'r2'}),
 ]
 

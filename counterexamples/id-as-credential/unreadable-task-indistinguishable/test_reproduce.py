@@ -8,7 +8,7 @@ VARIANT = 'id-as-credential'
 PROPERTY = 'unreadable-task-indistinguishable'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('tasks_cancel', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C4'}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme%2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C5'}),
     ('respond', {'request': 'r2'}),
 ]
 

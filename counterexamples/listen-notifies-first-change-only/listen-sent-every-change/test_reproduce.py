@@ -7,14 +7,11 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'listen-notifies-first-change-only'
 PROPERTY = 'listen-sent-every-change'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
+    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
     ('listen', {'declare': True, 'server': 'S1', 'client': 'C1'}),
-    ('respond', {'request': 'r2'}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept'}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-GiJSj0FXo5Kct-PhyDVm3I', 'response': 'accept'}),
+    ('respond', {'request': 'r1'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_Qi', 'kind': 'approval', 'form': True}),
 ]
 
 

@@ -7,9 +7,8 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'mcp-name-unchecked'
 PROPERTY = 'mcp-name-must-match'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'key': 'acme/i-neverissuedneverissued', 'response': 'decline', 'transport': 'http', 'declare': True, 'header_ok': False, 'client': 'C1'}),
-    ('respond', {'request': 'r2'}),
+    ('tasks_get', {'server': 'S1', 'ref': 'not-a-run-id', 'transport': 'http', 'declare': True, 'header_ok': False, 'client': 'C2'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

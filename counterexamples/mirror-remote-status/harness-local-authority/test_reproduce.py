@@ -9,11 +9,8 @@ PROPERTY = 'harness-local-authority'
 STEPS = [
     ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
     ('answer', {'request': 'r1'}),
+    ('harness_cancel', {'client': 'H1', 'run': 'L1'}),
     ('harness_receive', {'request': 'r1'}),
-    ('harness_persist', {'client': 'H1', 'op': 'op1'}),
-    ('harness_poll', {'client': 'H1', 'op': 'op1'}),
-    ('respond', {'request': 'r2'}),
-    ('harness_receive', {'request': 'r2'}),
 ]
 
 

@@ -7,8 +7,7 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'missing-capability-http-200'
 PROPERTY = 'http-status-agrees'
 STEPS = [
-    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued', 'key': 'acme/i-neverissuedneverissued', 'response': 'cancel', 'transport': 'http', 'declare': False, 'header_ok': True, 'client': 'C1'}),
-    ('respond', {'request': 'r1'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'task-only', 'declare': False, 'transport': 'http'}),
 ]
 
 

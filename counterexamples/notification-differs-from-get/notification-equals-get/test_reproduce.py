@@ -7,12 +7,10 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'notification-differs-from-get'
 PROPERTY = 'notification-equals-get'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
+    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
     ('listen', {'declare': True, 'server': 'S1', 'client': 'C1'}),
-    ('respond', {'request': 'r2'}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept'}),
+    ('respond', {'request': 'r1'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
 ]
 
 

@@ -7,36 +7,11 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'ownership-ends-at-first-event'
 PROPERTY = 'every-call-answered-or-cancelled'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
+    ('harness_start', {'client': 'H1', 'server': 'S2', 'long': False}),
     ('stream_event', {'request': 'r1'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
-    ('harness_start', {'client': 'H2', 'server': 'S1', 'long': False}),
-    ('stream_event', {'request': 'r3'}),
-    ('run_start', {'run': 'acme/TytwBTk1GYp6Ldu_QizEWn'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
     ('disconnect', {'request': 'r1'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
-    ('disconnect', {'request': 'r2'}),
-    ('disconnect', {'request': 'r3'}),
-    ('disconnect', {'request': 'r4'}),
-    ('disconnect', {'request': 'r5'}),
-    ('respond', {'request': 'r6'}),
-    ('deliver', {'request': 'r6'}),
-    ('respond', {'request': 'r7'}),
-    ('deliver', {'request': 'r7'}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept'}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-GiJSj0FXo5Kct-PhyDVm3I', 'response': 'accept'}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-18qxCUl2HZq7MevASj0FXo', 'response': 'accept'}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-kXMRizEWn4Jbs9OgxCUl2H', 'response': 'accept'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_complete', {'run': 'acme/TytwBTk1GYp6Ldu_QizEWn'}),
 ]
 
 

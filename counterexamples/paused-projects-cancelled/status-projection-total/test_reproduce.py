@@ -7,7 +7,7 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'paused-projects-cancelled'
 PROPERTY = 'status-projection-total'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'task-only', 'declare': True, 'transport': 'http'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('operator_pause', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]

@@ -12,9 +12,9 @@ STEPS = [
     ('harness_receive', {'request': 'r1'}),
     ('harness_persist', {'client': 'H1', 'op': 'op1'}),
     ('harness_crash', {'client': 'H1'}),
-    ('harness_restart', {'client': 'H1'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('harness_restart', {'client': 'H1'}),
 ]
 
 

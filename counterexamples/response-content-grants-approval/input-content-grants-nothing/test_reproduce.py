@@ -7,11 +7,11 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'response-content-grants-approval'
 PROPERTY = 'input-content-grants-nothing'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': False, 'transport': 'http'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'key': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
-    ('respond', {'request': 'r2'}),
+    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_Qi', 'kind': 'approval', 'form': True}),
+    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'key': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

@@ -7,12 +7,11 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'response-content-grants-approval'
 PROPERTY = 'unopen-or-ineligible-resolves-nothing'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('tasks_update_two', {'client': 'C1', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'key': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'also': 'acme/i-GiJSj0FXo5Kct-PhyDVm3I', 'response': 'accept'}),
-    ('respond', {'request': 'r2'}),
+    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_Qi', 'kind': 'approval', 'form': True}),
+    ('tasks_update_two', {'client': 'C1', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'key': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'also': 'acme~2Fi-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

@@ -7,15 +7,10 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'stdio-only-cancellation'
 PROPERTY = 'every-call-answered-or-cancelled'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
     ('disconnect', {'request': 'r1'}),
-    ('harness_reissue', {'client': 'H1', 'op': 'op1'}),
-    ('answer', {'request': 'r2'}),
-    ('harness_receive', {'request': 'r2'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_start', {'run': 'acme/XHoyDVm3Iar8NfwBTk1GYp'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_complete', {'run': 'acme/XHoyDVm3Iar8NfwBTk1GYp'}),
 ]
 
 

@@ -12,11 +12,10 @@ STEPS = [
     ('harness_receive', {'request': 'r1'}),
     ('harness_persist', {'client': 'H1', 'op': 'op1'}),
     ('harness_listen', {'client': 'H1', 'op': 'op1'}),
-    ('respond', {'request': 'r2'}),
-    ('end_listen', {'request': 'r2'}),
-    ('harness_receive', {'request': 'r2'}),
+    ('disconnect', {'request': 'r2'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('harness_receive', {'request': 'r2'}),
 ]
 
 

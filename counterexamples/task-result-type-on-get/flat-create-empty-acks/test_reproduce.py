@@ -7,17 +7,11 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'task-result-type-on-get'
 PROPERTY = 'flat-create-empty-acks'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
-    ('answer', {'request': 'r1'}),
-    ('harness_receive', {'request': 'r1'}),
-    ('harness_persist', {'client': 'H1', 'op': 'op1'}),
-    ('harness_poll', {'client': 'H1', 'op': 'op1'}),
-    ('respond', {'request': 'r2'}),
-    ('harness_receive', {'request': 'r2'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('harness_poll', {'client': 'H1', 'op': 'op1'}),
-    ('respond', {'request': 'r3'}),
+    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_Qi', 'kind': 'approval', 'form': True}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

@@ -7,14 +7,11 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'task-result-type-on-get'
 PROPERTY = 'input-requests-match-open-interrupts'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
-    ('answer', {'request': 'r1'}),
-    ('harness_receive', {'request': 'r1'}),
-    ('harness_persist', {'client': 'H1', 'op': 'op1'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'clarification', 'form': True}),
-    ('harness_poll', {'client': 'H1', 'op': 'op1'}),
-    ('respond', {'request': 'r2'}),
+    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_Qi', 'kind': 'approval', 'form': True}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

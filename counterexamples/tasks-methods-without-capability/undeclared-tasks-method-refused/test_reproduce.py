@@ -7,9 +7,8 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'tasks-methods-without-capability'
 PROPERTY = 'undeclared-tasks-method-refused'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': False, 'header_ok': True, 'client': 'C5'}),
-    ('respond', {'request': 'r2'}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued', 'transport': 'http', 'declare': False, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

@@ -7,9 +7,9 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'tasks-only-for-tasked-runs'
 PROPERTY = 'cancel-acknowledged-as-cancelrun'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': False, 'transport': 'http'}),
-    ('tasks_cancel', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
-    ('respond', {'request': 'r2'}),
+    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
+    ('tasks_cancel', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
+    ('respond', {'request': 'r1'}),
 ]
 
 

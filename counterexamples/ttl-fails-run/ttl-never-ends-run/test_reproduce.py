@@ -7,7 +7,7 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'ttl-fails-run'
 PROPERTY = 'ttl-never-ends-run'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
     ('clock_tick', {}),
     ('clock_tick', {}),
 ]

@@ -8,20 +8,10 @@ VARIANT = 'ttl-pauses-run'
 PROPERTY = 'ttl-covers-retention'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('clock_tick', {}),
+    ('clock_tick', {}),
+    ('clock_tick', {}),
     ('answer', {'request': 'r1'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('clock_tick', {}),
-    ('clock_tick', {}),
-    ('clock_tick', {}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept'}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-GiJSj0FXo5Kct-PhyDVm3I', 'response': 'accept'}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-18qxCUl2HZq7MevASj0FXo', 'response': 'accept'}),
-    ('rest_resolve', {'subject': 'bob', 'interrupt': 'acme/i-kXMRizEWn4Jbs9OgxCUl2H', 'response': 'accept'}),
-    ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]
 
 

@@ -7,10 +7,10 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'update-skips-approver-check'
 PROPERTY = 'unopen-or-ineligible-resolves-nothing'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': False, 'transport': 'http'}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
-    ('rest_resolve', {'subject': 'alice', 'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'accept'}),
+    ('rest_resolve', {'subject': 'alice', 'interrupt': 'acme/i-XHoyDVm3Iar8NfwBTk1GYp', 'response': 'decline'}),
 ]
 
 

@@ -9,7 +9,7 @@ PROPERTY = 'status-projection-total'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'external-event', 'form': True}),
+    ('await_external', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'external-event', 'form': True}),
 ]
 
 
