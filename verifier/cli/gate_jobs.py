@@ -54,12 +54,11 @@ def search_one(v, settings: dict, only: str | None = None) -> dict:
     for i, (scope, props) in enumerate(plan):
         if only is not None and scope.name != only:
             continue
-        # the default scopes from the baseline's stored graph (`graph_jobs`); an own scope's search
-        # is one variant's, which a graph built for it would not repay
+        # the default scopes from the baseline's stored graph, built by `graph_jobs` before this search
+        # starts (never within its cap); an own scope's search is one variant's, which a graph would not repay
         if settings.get("incremental") and i < _defaults(v):
-            # built by the gate's graph jobs before this search starts: never within its cap
             s, verdicts, _ = incremental.judged(v, scope, props, True, settings["bfs_budget_cap"], None, None,
-                                                None, build=False, no_build="the gate's graph job did not store one")
+                                                None, no_build="the gate's graph job did not store one")
         else:
             s, verdicts, _ = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
         out[scope.name] = {"distinct": s.distinct, "generated": s.generated, "depth": s.depth,

@@ -544,11 +544,11 @@ def _decoded(st: Stored, g: int, template, depth: int):
 
 
 def judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow=False, folder=None,
-           build: bool = True, no_build: str = "this search does not build one"):
+           no_build: str | None = None):
     """`search._judged`, incrementally from the baseline's stored graph where the amendment allows
     it (`scratch_reason`); the Search says which (`Search.how`). A missing graph is built as part of
-    the search's work when `build` and the search is bounded by the scope alone (`no_build`: why not,
-    when not)."""
+    the search's work when the search is bounded by the scope alone, unless `no_build` says why this
+    caller does not build one."""
     reason = scratch_reason(variant, scope, rename)
     if reason is not None:
         s, verdicts, counts = _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow)
@@ -558,7 +558,7 @@ def judged(variant, scope, props, rename, seconds, max_states, max_depth, progre
     try:        # the graph is built by a search bounded by the scope alone: a work bound would not cover it
         st = stored(scope, props, rename, folder, deadline=until, not_built=(
             "a search bounded by work does not build one" if max_states is not None or max_depth is not None
-            else None if build else no_build))
+            else no_build))
     except (TooLarge, NotBuilt) as e:
         s, verdicts, counts = _judged(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states,
                                       max_depth, progress, shadow)

@@ -30,9 +30,9 @@ def _judge(incremental: bool, variant, budget: float):
     check capped under `GRAPH_BUILD_MIN_CAP` does not spend its cap building a missing graph."""
     if not incremental or variant is None:
         return _judged
-    return functools.partial(incremental_search.judged, build=budget >= GRAPH_BUILD_MIN_CAP,
-                             no_build=f"a check capped under {GRAPH_BUILD_MIN_CAP:g} s does not build one "
-                                      f"(a longer check builds it; the gate, those of host-small and composed-small)")
+    return functools.partial(incremental_search.judged, no_build=None if budget >= GRAPH_BUILD_MIN_CAP else (
+        f"a check capped under {GRAPH_BUILD_MIN_CAP:g} s does not build one (a longer check builds it; the gate, "
+        f"those of host-small and composed-small)"))
 
 
 def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progress=None, props=None,
