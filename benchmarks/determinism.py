@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMINGS = {"elapsed", "seconds", "steps_per_second"}
+TIMINGS = {"elapsed", "seconds", "steps_per_second", "states_per_second"}
 TASKMODEL = [sys.executable, "-c", "import sys; from verifier.cli import main; sys.exit(main())"]
 
 
