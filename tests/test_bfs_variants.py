@@ -28,6 +28,9 @@ BEYOND: dict[tuple[str, str], str] = {
         "about a hundred forms each make that 515,792 states (over two CPU minutes and 3 GB), past the gate's "
         "search budget on a shared machine; the random engine refutes it, and tests/quality/test_corpus.py runs "
         "such a two-read search with --slow",
+    ("decline-cancels-run", "OWN-3"):
+        "the random engine's 4-step trace has a harness's call declined over REST, and no complete scope holds "
+        "a harness beside a REST subject (composed-small has none); host-small refutes it in 5 steps",
 }
 
 
