@@ -1,7 +1,7 @@
 """Mutation analysis: does the catalogue notice a simple bug in the model's host and client code?
 
     .venv/bin/python benchmarks/mutation.py [--files model/host.py ...] [--limit N] [--seed S] [--jobs J]
-        [--bfs-budget S] [--composed-states N] [--chunks N] [--list] [--json FILE] [--rerun JSON]
+        [--bfs-budget S] [--host-states N] [--composed-states N] [--chunks N] [--list] [--json FILE] [--rerun JSON]
 
 Each mutant is one edit of one file's syntax tree: a negated condition, a flipped comparison or
 boolean operator, a deleted call or attribute assignment (among them every `world.append` and
@@ -10,7 +10,8 @@ the next). It is loaded by an import hook in a process of its own, so the workin
 written, and checked the way `taskmodel check` would at a short budget, cheapest first, stopping at
 the first kill:
 
-1. the exhaustive search of the host's properties at `host-small` (complete in seconds);
+1. the exhaustive search of the host's properties at `host-small` (complete in seconds; a mutant
+   that makes it grow past `--host-states` is stopped there, by work, not by the clock);
 2. a deterministic Hypothesis exploration of the default instance (scenario stories, then
    `--chunks` chunks), which reaches what that scope cannot (REST, stdio, the clock, other tenants);
 3. the exhaustive search of the harness's properties at `composed-small`, capped at a number of states.
@@ -23,7 +24,8 @@ Outcomes, against the same checks of the unmutated model:
   vacuity of the environment: check's coverage tables show it, and tests/quality/test_environment.py
   fails on it), or a premise or action count falls by more than the gate's `coverage_factor` (what
   `taskmodel gate` reports as drift of a model change);
-- undetermined: a stage cut short by its wall-clock cap (`--bfs-budget`), never counted either way;
+- undetermined: a stage cut short by its wall-clock cap (`--bfs-budget`), or a search the unmutated
+  model completes cut by its state cap, never counted either way;
 - survived: every verdict as for the unmutated model. docs/mutation.md classifies the survivors.
 What only tells a step in words (`_say*` functions, an action's `say`, f-strings, `.said`), the
 coverage classifier and docstrings are not mutated.
@@ -181,7 +183,7 @@ def check(args) -> dict:
             raise bfs._Stop
 
     stages = (("host-small", lambda: run_bfs(None, scope="host-small", props=host, budget=args.bfs_budget,
-                                                  progress=stop_at_kill)),
+                                                  max_states=args.host_states, progress=stop_at_kill)),
               ("hypothesis", lambda: explore(None, budget=args.bfs_budget, seed=args.seed, chunks=args.chunks)),
               ("composed-small", lambda: run_bfs(None, scope="composed-small", props=harness, budget=args.bfs_budget,
                                                       max_states=args.composed_states, progress=stop_at_kill)))
@@ -189,6 +191,7 @@ def check(args) -> dict:
         r = run()
         out[name] = {"verdicts": {v.name: v.verdict for v in r.verdicts}, "faults": [f.line() for f in r.faults],
                      "time_cap": TIME_CAP in (r.stopped or ""),
+                     "state_cap": bool(re.search(r"\d+ states after", r.stopped or "")),
                      "generated": sorted(a for a, n in r.action_counts.items() if n)
                      + sorted(f"{d}: {f}" for (d, f), n in (r.form_counts or {}).items() if n),
                      "coverage": {"premises": {v.name: v.premise for v in r.verdicts if v.premise},
@@ -214,6 +217,8 @@ def classify(base: dict, got: dict) -> tuple[str, str]:
     for stage, r in got.items():      # work the cap cut short judged nothing: never "vacuous"
         if r.get("time_cap") or base[stage].get("time_cap"):
             return "undetermined", f"{stage}: time cap"
+        if r.get("state_cap") and not base[stage].get("state_cap"):
+            return "undetermined", f"{stage}: state cap"
     for stage, r in got.items():
         before = base[stage]["verdicts"]
         lost = [n for n, v in r["verdicts"].items() if (v, before.get(n)) in
@@ -235,7 +240,8 @@ def classify(base: dict, got: dict) -> tuple[str, str]:
 
 def run_child(opts, file: str, index: int, line: int = 0, what: str = "") -> dict:
     cmd = [sys.executable, __file__, "--child", file, str(index), str(line), what, "--seed", str(opts.seed), "--chunks",
-           str(opts.chunks), "--bfs-budget", str(opts.bfs_budget), "--composed-states", str(opts.composed_states)]
+           str(opts.chunks), "--bfs-budget", str(opts.bfs_budget), "--host-states", str(opts.host_states),
+           "--composed-states", str(opts.composed_states)]
     limit = 3 * opts.bfs_budget + 300       # the stages' caps, and start-up
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, cwd=ROOT,
@@ -258,6 +264,8 @@ def main(argv=None) -> int:
     ap.add_argument("--bfs-budget", type=float, default=600.0,
                     help="an outer wall-clock cap per stage: the stages are bounded by work (complete searches, "
                          "seeded chunks, a state cap); a stage the cap cuts is undetermined, never vacuous")
+    ap.add_argument("--host-states", type=int, default=200_000,
+                    help="distinct states at which a mutant's host-small search stops (the model's has 16,687)")
     ap.add_argument("--composed-states", type=int, default=20_000,
                     help="distinct states of the capped composed-small search (a state cap, not a time cap, so "
                          "the same mutant always gets the same verdicts)")
@@ -330,7 +338,7 @@ def report(results, seconds: float) -> None:
     caught = sum(r["outcome"] not in ("survived", "undetermined") for r in results)
     judged = sum(r["outcome"] != "undetermined" for r in results)
     print(f"{caught} of {judged} mutants detected ({100 * caught / max(1, judged):.0f}%) in {seconds:.0f} s"
-          + (f"; {len(results) - judged} undetermined (a stage cut by its time cap)" if judged < len(results) else ""))
+          + (f"; {len(results) - judged} undetermined (a stage cut by its time or state cap)" if judged < len(results) else ""))
     for r in results:
         if r["outcome"] == "survived":
             print(f"survived: {r['file']}:{r['line']}: {r['mutation']}")

@@ -53,6 +53,10 @@ def test_outcomes_are_read_against_the_unmutated_model():
         "vacuous", "host-small: never generates method: tasks/get")
     assert mutation.classify(base, {"host-small": {**same["host-small"], "faults": ["x.py:1: KeyError"]}})[0] == "crashed"
     assert mutation.classify(base, {"crashed": "exit 1"})[0] == "crashed"
+    grown = {"host-small": {**same["host-small"], "verdicts": {"b": "undetermined"}, "state_cap": True}}
+    assert mutation.classify(base, grown) == ("undetermined", "host-small: state cap")
+    capped_alike = {"host-small": {**base["host-small"], "state_cap": True}}
+    assert mutation.classify(capped_alike, capped_alike)[0] == "survived"   # both cut at the same work
 
 
 def test_a_count_fallen_past_the_gates_factor_is_a_vacuity():
