@@ -28,7 +28,8 @@ Outcomes, against the same checks of the unmutated model:
   model completes cut by its state cap, never counted either way;
 - survived: every verdict as for the unmutated model. docs/mutation.md classifies the survivors.
 What only tells a step in words (`_say*` functions, an action's `say`, f-strings, `.said`), the
-coverage classifier and docstrings are not mutated.
+coverage classifier, footprint declarations (held to the truth by their own verify mode) and
+docstrings are not mutated.
 """
 from __future__ import annotations
 
@@ -95,9 +96,40 @@ def _sites(tree):
     return out
 
 
+def _footprints(tree):
+    """What only declares a footprint (`model.footprint`): the `footprint` argument of an `@action`,
+    every `fp.footprint(...)`, and the functions and module constants named only from those
+    (transitively). Its mistakes are caught by the footprint verify mode (tests/test_footprints.py),
+    never by a property."""
+    def declaring(n):
+        return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "footprint" \
+            and getattr(n.func.value, "id", None) == "fp"
+    roots = [n for n in ast.walk(tree) if declaring(n)]
+    roots += [k.value for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for d in f.decorator_list
+              if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "action"
+              for k in d.keywords if k.arg == "footprint"]
+    defs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    defs |= {a.targets[0].id: a for a in tree.body
+             if isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)}
+    inside = {id(x) for r in roots for x in ast.walk(r)}
+    helpers: set = set()
+    while True:
+        named_in = {x.id for r in roots + [defs[h] for h in helpers] for x in ast.walk(r) if isinstance(x, ast.Name)}
+        named_out = {x.id for x in ast.walk(tree)
+                     if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load) and id(x) not in inside}
+        more = {n for n in named_in & set(defs) if n not in named_out} - helpers
+        if not more:
+            break
+        helpers |= more
+        inside |= {id(x) for h in more for x in ast.walk(defs[h])}
+    yield from roots
+    yield from (defs[h] for h in sorted(helpers))
+
+
 def _narration(tree):
     """What only tells a step in words: `_say*` functions, the `say` argument of an `@action`,
     f-strings, assignments to `.said`; and the coverage classifier, which measures and never acts."""
+    yield from _footprints(tree)
     for f in ast.walk(tree):
         if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if NARRATION.match(f.name) or f.name in MEASURING:

@@ -5,6 +5,7 @@ one step; what the host does on receipt is `host.receive`.
 """
 from __future__ import annotations
 
+from . import footprint as fp
 from . import identity, wire
 from .actions import Product, Union, action, load_all
 from .host import receive
@@ -230,7 +231,21 @@ def _callers(world):
     return [c for c in world.params.clients if "runs:read" in world.params.client_subject(c).scopes]
 
 
-@action("client", _call_moves, lambda w, a: (
+CALL_RULES = ("tasks_capability_ok", "serves_tasks", "missing_capability", "http_status", "releases_ownership",
+              "join_existing_run", "mint_run_id", "durable_on_create", "owns_on_receipt")
+# The run a call creates has an id a rule mints: declared as every run (`fp.NEW_RUN`).
+CALL = fp.footprint(lambda w, a: fp.new_request(w) | fp.NEW_RUN | {fp.CLOCK},
+                    lambda w, a: fp.new_request(w) | fp.NEW_RUN, CALL_RULES, exact=False)
+
+
+def _sends(received=fp.received):
+    """A client's request other than tools/call: the new request and its receipt."""
+    def keys(world, a):
+        return fp.new_request(world) | received(world)
+    return fp.footprint(keys, keys)
+
+
+@action("client", _call_moves, footprint=CALL, say=lambda w, a: (
     f"client {a['client']} sends tools/call {w.last_request()} ({a['tool']}) over {a['transport']} to "
     f"{a['server']}{' declaring tasks' if a['declare'] else ''}"))
 def call_tool(world, client, server, transport, declare, tool):
@@ -247,7 +262,8 @@ def _bad_call_moves(world):
     return [dict(client=c, server="S1", declare=d) for c in world.params.clients[:1] for d in (True, False)]
 
 
-@action("client", _bad_call_moves, lambda w, a: (
+@action("client", _bad_call_moves, footprint=_sends(lambda w: {fp.rule("http_status"), fp.rule("releases_ownership")}),
+        say=lambda w, a: (
     f"client {a['client']} sends tools/call {w.last_request()} with arguments its input schema refuses"))
 def call_tool_bad_args(world, client, server, declare):
     """Arguments are validated before any run is created: -32602 and no run."""
@@ -268,7 +284,22 @@ def _retry_moves(world):
                  and q.response.get("result", {}).get("resultType") == "input_required")
 
 
-@action("client", _retry_moves, lambda w, a: (
+def _retry_footprint(world, a):
+    """The retry, the request it answers (its response names the requestState), the stdio connection
+    it may go over, and the requestState, run and interrupts that state names."""
+    prev = world.requests[a["answers"]]
+    token = prev.response["result"].get("requestState")
+    out = fp.new_request(world) | {fp.request(prev.id), fp.stdio(a["client"], prev.server),
+                                   fp.request_state(token), fp.CLOCK}
+    rs = world.request_states.get(token)
+    if rs is not None:
+        out |= {fp.run(rs.run), fp.log(rs.run)} | {fp.interrupt(i) for i in world.runs[rs.run].interrupts}
+    return out
+
+
+@action("client", _retry_moves, footprint=fp.footprint(
+    _retry_footprint, _retry_footprint, ("owns_on_receipt", "request_state_verifies", "http_status",
+                                         "releases_ownership") + fp.RESOLVE_RULES), say=lambda w, a: (
     f"client {a['client']} retries tools/call {w.last_request()} answering {a['answers']}'s input "
     f"request with {a['response']}{' declaring tasks' if a['declare'] else ''}"))
 def mrtr_retry(world, client, answers, response, declare):
@@ -356,7 +387,7 @@ def _say_task(method):
                          + ("" if a['header_ok'] else " with a mismatched Mcp-Name"))
 
 
-@action("client", _task_moves, _say_task("tasks/get"))
+@action("client", _task_moves, _say_task("tasks/get"), footprint=_sends())
 def tasks_get(world, client, server, ref, transport, declare, header_ok):
     """tasks/get: read a task (getRun under the caller's Subject)."""
     receive(world, new_request(world, client, server, transport, "tasks/get", declares_tasks=declare,
@@ -372,7 +403,7 @@ def _update_extra(world, server, ref):
     return [dict(key=k, response=r) for k in keys for r in RESPONSES]
 
 
-@action("client", lambda w: _task_moves(w, _update_extra), _say_task("tasks/update"))
+@action("client", lambda w: _task_moves(w, _update_extra), _say_task("tasks/update"), footprint=_sends())
 def tasks_update(world, client, server, ref, transport, declare, header_ok, key, response):
     """tasks/update: answer one inputRequests key (resolveInterruptByRun)."""
     content = {"action": response, **({"content": {"approved": True}} if response == "accept" else {})}
@@ -408,7 +439,7 @@ def _two_key_moves(world):
     return out
 
 
-@action("client", _two_key_moves, lambda w, a: (
+@action("client", _two_key_moves, footprint=_sends(), say=lambda w, a: (
     f"client {a['client']} sends tasks/update {w.last_request()} for {w.label(a['ref'])} answering "
     f"{w.label(a['key'])}{', ' + w.label(a['third']) if 'third' in a else ''} and {w.label(a['also'])} "
     f"with {a['response']}"))
@@ -420,7 +451,7 @@ def tasks_update_two(world, client, server, ref, key, also, response, third=None
                                header_ok=True, params={"input_responses": {k: dict(content) for k in keys}}))
 
 
-@action("client", _task_moves, _say_task("tasks/cancel"))
+@action("client", _task_moves, _say_task("tasks/cancel"), footprint=_sends())
 def tasks_cancel(world, client, server, ref, transport, declare, header_ok):
     """tasks/cancel: cancel the run behind a task (cancelRun)."""
     receive(world, new_request(world, client, server, transport, "tasks/cancel", declares_tasks=declare,
@@ -435,7 +466,8 @@ def _unsupported_moves(world):
             for s, serves in world.params.servers if serves for m in ("tasks/list", "tasks/result") if m not in sent]
 
 
-@action("client", _unsupported_moves, lambda w, a: f"client {a['client']} sends {a['method']} {w.last_request()}")
+@action("client", _unsupported_moves, lambda w, a: f"client {a['client']} sends {a['method']} {w.last_request()}",
+        footprint=_sends())
 def unsupported(world, client, server, method):
     """A method the 2026-07-28 revision removed."""
     receive(world, new_request(world, client, server, "http", method, declares_tasks=True))
@@ -449,7 +481,9 @@ def _listen_moves(world):
                     ("declare", [True, False])])
 
 
-@action("client", _listen_moves, lambda w, a: (
+# The task ids it asks for: every run's (which runs exist; a run's id and server never change).
+@action("client", _listen_moves, footprint=_sends(lambda w: fp.received(w) | {fp.table("runs"), fp.rule("task_id")}),
+        say=lambda w, a: (
     f"client {a['client']} opens subscriptions/listen {w.last_request()} on {a['server']} for every task it "
     f"knows of{'' if a['declare'] else ' without declaring tasks'}"))
 def listen(world, client, server, declare):
@@ -466,7 +500,8 @@ def _discover_moves(world):
     return [dict(client=c, server=s) for c in world.params.clients[:1] for s, _ in world.params.servers if s not in asked]
 
 
-@action("client", _discover_moves, lambda w, a: f"client {a['client']} sends server/discover to {a['server']}")
+@action("client", _discover_moves, lambda w, a: f"client {a['client']} sends server/discover to {a['server']}",
+        footprint=_sends())
 def discover(world, client, server):
     """server/discover: the host's advertisement."""
     receive(world, new_request(world, client, server, "http", "server/discover", declares_tasks=False))
@@ -478,7 +513,17 @@ def _stdio_cancel_moves(world):
             if q.transport == "stdio" and q.phase in ("received", "streaming", "sent") and not q.cancel_sent]
 
 
-@action("client", _stdio_cancel_moves, lambda w, a: (
+def _cancel_footprint(world, a):
+    """A request cancelled by its connection: it, and the run it owns with every run below it."""
+    q = world.requests[a["request"]]
+    return {fp.request(q.id), fp.CLOCK} | fp.cancelling(world, q.owns)
+
+
+CANCEL_RULES = ("cancellation_applies", "on_request_cancelled", "cancel_run", "lifecycle_fire", "releases_ownership")
+
+
+@action("client", _stdio_cancel_moves, footprint=fp.footprint(_cancel_footprint, _cancel_footprint, CANCEL_RULES),
+        say=lambda w, a: (
     f"client {w.requests[a['request']].client} sends notifications/cancelled for {a['request']}"))
 def stdio_cancel(world, request):
     """A stdio client cancels its own request (it may cross the response in flight)."""
@@ -498,7 +543,17 @@ def _stdio_close_moves(world):
     return [dict(client=c, server=s) for (c, s) in sorted(world.stdio_open & used)]
 
 
-@action("client", _stdio_close_moves, lambda w, a: f"client {a['client']} closes its stdio transport to {a['server']}")
+def _close_footprint(world, a):
+    """The connection, and every request sent over it (with what cancelling each may reach)."""
+    out = {fp.stdio(a["client"], a["server"]), fp.table("stdio_open"), fp.table("requests"), fp.CLOCK}
+    for q in world.requests.values():
+        if (q.client, q.server, q.transport) == (a["client"], a["server"], "stdio"):
+            out |= {fp.request(q.id)} | fp.cancelling(world, q.owns)
+    return out
+
+
+@action("client", _stdio_close_moves, lambda w, a: f"client {a['client']} closes its stdio transport to {a['server']}",
+        footprint=fp.footprint(_close_footprint, _close_footprint, CANCEL_RULES))
 def stdio_close(world, client, server):
     """stdio EOF: per P-STDIO-EOF every request still open on it is cancelled (default) or nothing."""
     from .network import cancel_request
@@ -554,14 +609,25 @@ def _say_focus(world, a):
 
 # Weighted so that one is likely taken within the few steps its moment lasts (each enabled action is
 # drawn in proportion to its weight, `model.actions.WEIGHTS`).
-@action("client", _waiting_external_moves, _say_focus, weight=20)
+def _door_footprint(part):
+    """The footprint of the door's own move."""
+    def keys(world, a):
+        door = load_all()[a["door"]].footprint.of(world, {k: v for k, v in a.items() if k != "door"})
+        return door[part]
+    return keys
+
+
+DOOR = fp.footprint(_door_footprint(0), _door_footprint(1))
+
+
+@action("client", _waiting_external_moves, _say_focus, weight=20, footprint=DOOR)
 def read_waiting_external(world, door, **args):
     """A run's owner reaches it by `door` (the action it takes a move of) while it waits on an external
     event (PRJ-1, PRJ-2)."""
     load_all()[door].apply(world, **args)
 
 
-@action("client", _near_expiry_moves, _say_focus, weight=6)
+@action("client", _near_expiry_moves, _say_focus, weight=6, footprint=DOOR)
 def read_near_expiry(world, door, **args):
     """A run's owner reads its task within a tick of createdAt + ttlMs, before or after the purge (TTL-4)."""
     load_all()[door].apply(world, **args)
@@ -571,7 +637,9 @@ def _external_interrupt_moves(world):
     return [m for m in world.moves("run_interrupt") if m["kind"] == "external-event"]
 
 
-@action("host", _external_interrupt_moves, lambda w, a: load_all()["run_interrupt"].say(w, a), weight=2)
+@action("host", _external_interrupt_moves, lambda w, a: load_all()["run_interrupt"].say(w, a), weight=2,
+        footprint=fp.footprint(lambda w, a: load_all()["run_interrupt"].footprint.of(w, a)[0],
+                               lambda w, a: load_all()["run_interrupt"].footprint.of(w, a)[1], exact=False))
 def await_external(world, run, kind, form):
     """A run suspends on an external event: `run_interrupt`'s rarest kind, taken as often as another kind
     (so that a run waiting on an external event is there to be read)."""

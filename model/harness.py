@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from . import footprint as fp
 from . import lifecycle, wire
 from .actions import action
 from .clients import new_request
@@ -451,6 +452,46 @@ def _persist(world, c: HarnessClient, op: str) -> None:
             q.owns = None
 
 
+# ---- footprints -----------------------------------------------------------------------------------
+# The harness's policies are rules an amendment overrides: its steps are declared as calling any of
+# them and any host rule, and a request it sends as reaching what the host's receipt may
+# (`fp.RECEIPT`). Conservative, all of them: a harness client is one key (its process and disk).
+def _client(world, a):
+    return {fp.hclient(a["client"])}
+
+
+def _sending(world, a):
+    """A request a harness client sends: its record of it, the request and the host's receipt."""
+    qid = f"r{len(world.requests) + 1}"
+    return _client(world, a) | fp.new_request(world) | fp.RECEIPT | {
+        ("harness", "requests"), fp.table("sent"), ("sent", qid)}
+
+
+SENDS = fp.footprint(_sending, _sending, [fp.ANY], [fp.ANY], exact=False)
+START = fp.footprint(lambda w, a: _sending(w, a) | {("harness", "runs_started"), ("harness", "ops")},
+                     lambda w, a: _sending(w, a) | {("harness", "runs_started"), ("harness", "ops")},
+                     [fp.ANY], [fp.ANY], exact=False)
+
+
+def _receiving(world, a):
+    """An answer (or a drop) taken in: the client, its record of the request, the request (a
+    response in flight is delivered now), what subscriptions published, and the answers read."""
+    r = a["request"]
+    return {fp.hclient(fp.sent_by(world, a)), ("sent", r), fp.request(r), fp.every("sub"), ("read", r),
+            fp.table("read")}
+
+
+def _persisting(world, a):
+    """The client, and the requests whose answers the record consumed (their receipt is durable now)."""
+    p = world.harness.clients[a["client"]].proc
+    return _client(world, a) | {fp.request(q) for q in p.receipts.get(a["op"], ())}
+
+
+# A crash drops every open connection of the process: declared as every request, run and log.
+CRASH = frozenset({("harness", "crashes"), fp.table("sent"), fp.every("request"), fp.every("run"),
+                   fp.every("log"), fp.CLOCK})
+
+
 # ---- server/discover -----------------------------------------------------------------------------
 def _discover_moves(world):
     if world.harness is None or not _can_send(world):
@@ -460,7 +501,8 @@ def _discover_moves(world):
 
 
 @action("harness", _discover_moves, lambda w, a: (
-    f"harness {a['client']} sends server/discover {w.last_request()} to {a['server']}"), weight=2)
+    f"harness {a['client']} sends server/discover {w.last_request()} to {a['server']}"), weight=2,
+    footprint=SENDS)
 def harness_discover(world, client, server):
     """Capability negotiation: ask the server whether it serves the Tasks extension."""
     c = world.harness.clients[client]
@@ -482,7 +524,7 @@ def _start_moves(world):
     return out
 
 
-@action("harness", _start_moves, lambda w, a: w.harness.said, weight=3)
+@action("harness", _start_moves, lambda w, a: w.harness.said, weight=3, footprint=START)
 def harness_start(world, client, server, long, short=False):
     """A local run starts with one node calling tool `flow` on `server`; `long` work needs a durable
     handle, `short` work needs only a short exchange (HNS-7). The call is sent, or refused explicitly
@@ -531,7 +573,8 @@ def _receive_moves(world):
     return out
 
 
-@action("harness", _receive_moves, lambda w, a: w.harness.said, weight=4)
+@action("harness", _receive_moves, lambda w, a: w.harness.said, weight=4, footprint=fp.footprint(
+    _receiving, _receiving, [fp.ANY], [fp.ANY], exact=False))
 def harness_receive(world, request):
     """A harness process takes in the answer to one of its requests (still in flight: it arrives
     now; or already delivered), or learns that its connection dropped before one came. What it
@@ -721,7 +764,8 @@ def _persist_moves(world):
 
 
 @action("harness", _persist_moves, lambda w, a: (
-    f"harness {a['client']} persists {a['op']} ({w.harness.clients[a['client']].disk_tes[a['op']].status})"), weight=3)
+    f"harness {a['client']} persists {a['op']} ({w.harness.clients[a['client']].disk_tes[a['op']].status})"), weight=3,
+    footprint=fp.footprint(_persisting, _persisting, ["releases_ownership"], [fp.ANY], exact=False))
 def harness_persist(world, client, op):
     """A checkpoint of one tool-execution record (and its local run) to disk."""
     _persist(world, world.harness.clients[client], op)
@@ -734,7 +778,8 @@ def _crash_moves(world):
     return [dict(client=c.name) for c, _ in _live(world)]
 
 
-@action("harness", _crash_moves, lambda w, a: w.harness.said, weight=1)
+@action("harness", _crash_moves, lambda w, a: w.harness.said, weight=1, footprint=fp.footprint(
+    lambda w, a: _client(w, a) | CRASH, lambda w, a: _client(w, a) | CRASH, [fp.ANY], [fp.ANY], exact=False))
 def harness_crash(world, client):
     """The process dies at any step: its volatile memory is gone and its open connections drop."""
     h = world.harness
@@ -758,7 +803,8 @@ def _restart_moves(world):
     return [dict(client=c.name) for c in world.harness.clients.values() if c.proc is None]
 
 
-@action("harness", _restart_moves, lambda w, a: w.harness.said, weight=2)
+@action("harness", _restart_moves, lambda w, a: w.harness.said, weight=2, footprint=fp.footprint(
+    _client, _client, [fp.ANY], [fp.ANY], exact=False))
 def harness_restart(world, client):
     """A new process loads the disk: it resumes polling every persisted binding; a call whose
     answer never came is re-issued later; one with a cancel intent ends "effect unknown"."""
@@ -807,7 +853,14 @@ def _reissue_moves(world):
     return out
 
 
-@action("harness", _reissue_moves, lambda w, a: w.harness.said, weight=3)
+def _reissuing(world, a):
+    """The re-issued call, and the earlier request it gives up on (taken as read)."""
+    old = world.harness.clients[a["client"]].proc.tes[a["op"]].request
+    return _sending(world, a) | {fp.table("read"), ("read", old)}
+
+
+@action("harness", _reissue_moves, lambda w, a: w.harness.said, weight=3, footprint=fp.footprint(
+    _reissuing, _reissuing, [fp.ANY], [fp.ANY], exact=False))
 def harness_reissue(world, client, op):
     """Re-issue a tools/call that will get no answer, as a new request with the same operation id."""
     h = world.harness
@@ -837,7 +890,7 @@ def _poll_moves(world):
         or (te.listen is not None and not te.caught_up and world.requests[te.listen].phase == "streaming"))]
 
 
-@action("harness", _poll_moves, lambda w, a: w.harness.said, weight=3)
+@action("harness", _poll_moves, lambda w, a: w.harness.said, weight=3, footprint=SENDS)
 def harness_poll(world, client, op):
     """WAITING_EXTERNAL: poll the bound task (no worker is held between polls); or, waiting on a
     subscription the host has acknowledged, read the task once to catch up on what changed before it."""
@@ -865,7 +918,8 @@ def _listen_moves(world):
 
 @action("harness", _listen_moves, lambda w, a: (
     f"harness {a['client']} waits on {w.label(w.harness.clients[a['client']].proc.tes[a['op']].binding.task_id)} "
-    f"by subscriptions/listen {w.last_request()} ({a['op']})"), weight=2)
+    f"by subscriptions/listen {w.last_request()} ({a['op']})"), weight=2,
+    footprint=SENDS)
 def harness_listen(world, client, op):
     """WAITING_EXTERNAL, waiting by subscription (LIV-2): open a subscriptions/listen for the bound
     task, with the persisted server and credentials (HNS-6); once the host acknowledges it, one
@@ -888,7 +942,8 @@ def _update_moves(world):
 
 
 @action("harness", _update_moves, lambda w, a: (
-    f"harness {a['client']} answers the input requests of {a['op']}'s task with tasks/update {w.last_request()}"), weight=2)
+    f"harness {a['client']} answers the input requests of {a['op']}'s task with tasks/update {w.last_request()}"), weight=2,
+    footprint=SENDS)
 def harness_update(world, client, op):
     """A task reads input_required: answer its inputRequests through tasks/update."""
     h = world.harness
@@ -907,7 +962,8 @@ def _mrtr_moves(world):
 
 
 @action("harness", _mrtr_moves, lambda w, a: (
-    f"harness {a['client']} retries the tools/call of {a['op']} as {w.last_request()} answering its input requests (MRTR)"), weight=2)
+    f"harness {a['client']} retries the tools/call of {a['op']} as {w.last_request()} answering its input requests (MRTR)"), weight=2,
+    footprint=SENDS)
 def harness_mrtr(world, client, op):
     """A short input round trip stays MRTR: a new tools/call echoing requestState."""
     c = world.harness.clients[client]
@@ -923,8 +979,15 @@ def _cancel_moves(world):
             if any(not p.tes[op].terminal and not p.tes[op].cancel_intent for op in run.nodes.values())]
 
 
+def _cancelling(world, a):
+    """The client, and the requests whose answers the run's records consumed (each record is persisted)."""
+    p = world.harness.clients[a["client"]].proc
+    return _client(world, a) | {fp.request(q) for op in p.runs[a["run"]].nodes.values() for q in p.receipts.get(op, ())}
+
+
 @action("harness", _cancel_moves, lambda w, a: (
-    f"harness {a['client']} cancels local run {a['run']}: the cancel intent is recorded"), weight=2)
+    f"harness {a['client']} cancels local run {a['run']}: the cancel intent is recorded"), weight=2,
+    footprint=fp.footprint(_cancelling, _cancelling, ["releases_ownership"], [fp.ANY], exact=False))
 def harness_cancel(world, client, run):
     """Cancel a local run: record the intent durably on every unfinished record of it."""
     c = world.harness.clients[client]
@@ -946,7 +1009,8 @@ def _send_cancel_moves(world):
 
 @action("harness", _send_cancel_moves, lambda w, a: (
     f"harness {a['client']} sends tasks/cancel {w.last_request()} for "
-    f"{w.label(w.harness.clients[a['client']].proc.tes[a['op']].binding.task_id)} ({a['op']})"), weight=2)
+    f"{w.label(w.harness.clients[a['client']].proc.tes[a['op']].binding.task_id)} ({a['op']})"), weight=2,
+    footprint=SENDS)
 def harness_send_cancel(world, client, op):
     """The remote half of a cancel: tasks/cancel on the bound task (cooperative, not a fact)."""
     c = world.harness.clients[client]

@@ -1,6 +1,7 @@
 """The host (the OpenWOP MCP server mount): receipt of requests, answers, and the runs' own steps."""
 from __future__ import annotations
 
+from . import footprint as fp
 from . import wire
 from .actions import action
 from .state import Interrupt, Run
@@ -199,7 +200,22 @@ def _say_answer(world, a):
     return f"host answers {q.id} with {kind}"
 
 
-@action("host", _answer_moves, _say_answer)
+def _answer_footprint(world, a):
+    q = world.requests[a["request"]]
+    r = world.runs[q.run]
+    return {fp.request(q.id), fp.run(r.id), fp.SERIAL} | {fp.interrupt(i) for i in r.interrupts}
+
+
+ANSWER_RULES = ("answer_tools_call", "serves_tasks", "tool_result", "blocking_cancel_result", "create_task_result",
+                "detailed_task", "project_status", "task_id", "ttl_ms", "purge_time", "status_message",
+                "input_requests", "input_required", "missing_elicitation", "elicitation_modes",
+                "missing_elicitation_error", "http_status", "releases_ownership")
+
+
+# A requestState token is minted by a rule from the serial: declared as every requestState.
+@action("host", _answer_moves, _say_answer, footprint=fp.footprint(
+    _answer_footprint, lambda w, a: {fp.request(a["request"]), fp.SERIAL, fp.table("request_states"),
+                                     fp.every("request_state")}, ANSWER_RULES, exact=False))
 def answer(world, request):
     """The host sends the whole final response to a tools/call or MRTR retry."""
     q = world.requests[request]
@@ -227,14 +243,18 @@ def _say_respond(world, a):
     return f"host processes {q.method} {q.id} and answers with {what}"
 
 
-@action("host", _respond_moves, _say_respond)
+# The receipt path, conservatively (`model.footprint.RECEIPT`).
+@action("host", _respond_moves, _say_respond, footprint=fp.footprint(
+    lambda w, a: fp.RECEIPT | {fp.request(a["request"])}, lambda w, a: fp.RECEIPT | {fp.request(a["request"])},
+    [fp.ANY], exact=False))
 def respond(world, request):
     """The host processes a received tasks/*, listen, discover or removed-method request and sends its
     whole answer (a listen: its acknowledgement, the stream then open)."""
     _process(world, world.requests[request])
 
 
-@action("host", _stream_moves, lambda w, a: f"host sends an SSE progress event on {a['request']}")
+@action("host", _stream_moves, lambda w, a: f"host sends an SSE progress event on {a['request']}",
+        footprint=fp.footprint(fp.REQUEST, fp.REQUEST, ["releases_ownership"]))
 def stream_event(world, request):
     """An SSE event before the final response: not the whole response, so ownership stays."""
     q = world.requests[request]
@@ -258,7 +278,11 @@ def _say_run(text):
     return lambda w, a: f"{w.label(a['run'])} {text}"
 
 
-@action("host", _run_moves("pending"), _say_run("starts"))
+RUN_STEP = fp.footprint(fp.RUN_STEP, fp.RUN_WRITE, ["lifecycle_fire"])
+EFFECT = fp.footprint(lambda w, a: fp.RUN_STEP(w, a) | {fp.EFFECTS}, lambda w, a: fp.RUN_WRITE(w, a) | {fp.EFFECTS})
+
+
+@action("host", _run_moves("pending"), _say_run("starts"), footprint=RUN_STEP)
 def run_start(world, run):
     r = world.runs[run]
     world.set_status(r, "start")
@@ -271,7 +295,7 @@ def _effect_moves(world):
     return [dict(run=r.id) for r in _runs_in(world, "running")]
 
 
-@action("host", _effect_moves, _say_run("performs an external effect"))
+@action("host", _effect_moves, _say_run("performs an external effect"), footprint=EFFECT)
 def run_effect(world, run):
     """A node of the run acts on the outside world (observable as effect.performed)."""
     world.effects += 1
@@ -286,7 +310,7 @@ def _compensate_moves(world):
             and not any(e["type"] == "effect.performed" and e["kind"] == "compensation" for e in r.log)]
 
 
-@action("host", _compensate_moves, _say_run("runs its compensation while cancelling"))
+@action("host", _compensate_moves, _say_run("runs its compensation while cancelling"), footprint=EFFECT)
 def run_compensate(world, run):
     """cancelRun semantics: compensation acts after the cancel was accepted."""
     world.effects += 1
@@ -316,9 +340,15 @@ def _interrupt_moves(world):
                for f in _forms(WAITS_ON[r.status])])
 
 
+# The new interrupt's id is minted by a rule: declared as every interrupt (`fp.NEW_INTERRUPT`).
+SUSPEND = fp.footprint(fp.RUN_STEP, lambda w, a: fp.RUN_WRITE(w, a) | fp.NEW_INTERRUPT,
+                       ["lifecycle_fire", "mint_interrupt_id"], exact=False)
+
+
 @action("host", _interrupt_moves, lambda w, a: (
     f"{'another node of ' if len(w.runs[a['run']].open_interrupts(w)) > 1 else ''}{w.label(a['run'])} suspends on "
-    f"{w.label(w.runs[a['run']].interrupts[-1])}, an {a['kind']} interrupt{'' if a['form'] else ' (credential)'}"))
+    f"{w.label(w.runs[a['run']].interrupts[-1])}, an {a['kind']} interrupt{'' if a['form'] else ' (credential)'}"),
+    footprint=SUSPEND)
 def run_interrupt(world, run, kind, form):
     """The run suspends on an interrupt: approval (bob approves), clarification, or an external event;
     a run already waiting on that kind opens another one (a parallel node), its status unchanged."""
@@ -339,14 +369,14 @@ def _terminal_moves(world):
             and world.rules.lifecycle_can("run", r.status, "complete")]
 
 
-@action("host", _terminal_moves, _say_run("completes"))
+@action("host", _terminal_moves, _say_run("completes"), footprint=RUN_STEP)
 def run_complete(world, run):
     r = world.runs[run]
     world.set_status(r, "complete")
     world.append(r, {"type": "run.completed"})
 
 
-@action("host", _run_moves("running"), _say_run("fails"))
+@action("host", _run_moves("running"), _say_run("fails"), footprint=RUN_STEP)
 def run_fail(world, run):
     r = world.runs[run]
     world.set_status(r, "fail")
@@ -359,14 +389,16 @@ def _spawn_moves(world):
     return [dict(run=r.id) for r in _runs_in(world, "running")]
 
 
-@action("host", _spawn_moves, _say_run("starts a child run"))
+# The child's id is minted by a rule: declared as every run (`fp.NEW_RUN`).
+@action("host", _spawn_moves, _say_run("starts a child run"), footprint=fp.footprint(
+    fp.RUN_STEP, lambda w, a: fp.RUN_WRITE(w, a) | fp.NEW_RUN, ["mint_run_id"], exact=False))
 def run_spawn(world, run):
     parent = world.runs[run]
     child = create_run(world, parent.server, parent.owner, "child", parent=parent)
     world.append(parent, {"type": "run.child_started", "child": child.id})
 
 
-@action("host", _run_moves("cancelling"), _say_run("finishes cancelling"))
+@action("host", _run_moves("cancelling"), _say_run("finishes cancelling"), footprint=RUN_STEP)
 def run_finish_cancel(world, run):
     r = world.runs[run]
     world.set_status(r, "finish_cancel")
@@ -378,7 +410,8 @@ def _external_moves(world):
             if i.open and i.kind == "external-event" and not world.runs[i.run].purged]
 
 
-@action("host", _external_moves, lambda w, a: f"the external event of {w.label(a['interrupt'])} arrives")
+@action("host", _external_moves, lambda w, a: f"the external event of {w.label(a['interrupt'])} arrives",
+        footprint=fp.footprint(fp.resolving, fp.resolving, fp.RESOLVE_RULES))
 def external_event(world, interrupt):
     i = world.interrupts[interrupt]
     world.rules.resolve(world, i, "external", "external", "external")
@@ -389,7 +422,9 @@ def _tick_moves(world):
     return [{}] if world.clock < world.params.max_time else []
 
 
-@action("clock", _tick_moves, lambda w, a: f"time passes (now t={w.clock})")
+@action("clock", _tick_moves, lambda w, a: f"time passes (now t={w.clock})", footprint=fp.footprint(
+    lambda w, a: {fp.CLOCK, fp.table("runs")} | {fp.run(r) for r in w.runs}, [fp.CLOCK],
+    ["ttl_ms", "purge_time", "on_ttl_elapsed"]))
 def clock_tick(world):
     world.clock += 1
     for r in list(world.runs.values()):
@@ -407,7 +442,7 @@ def _purge_moves(world):
     return out
 
 
-@action("host", _purge_moves, _say_run("is purged (retention elapsed)"))
+@action("host", _purge_moves, _say_run("is purged (retention elapsed)"), footprint=fp.footprint(fp.RUN, fp.RUN))
 def purge(world, run):
     world.runs[run].purged = True
 
@@ -416,7 +451,7 @@ def _persist_moves(world):
     return [dict(run=r.id) for r in world.runs.values() if not r.durable]
 
 
-@action("host", _persist_moves, _say_run("becomes durably readable"))
+@action("host", _persist_moves, _say_run("becomes durably readable"), footprint=fp.footprint(fp.RUN, fp.RUN))
 def persist(world, run):
     world.runs[run].durable = True
 

@@ -1,6 +1,7 @@
 """The network: a connection may drop at any point of a request's life, and responses travel."""
 from __future__ import annotations
 
+from . import footprint as fp
 from . import wire
 from .actions import action
 from .lifecycle import OPEN_PHASES
@@ -49,7 +50,15 @@ def _disconnect_form(q) -> tuple[str, str]:
     return "HTTP disconnect", "of an open request"
 
 
-@action("network", _disconnect_moves, _say_disconnect)
+def _dropped(world, a):
+    """The request, and the run it owns with every run below it (cancelled, or its response lost)."""
+    q = world.requests[a["request"]]
+    return {fp.request(q.id), fp.CLOCK} | fp.cancelling(world, q.owns)
+
+
+@action("network", _disconnect_moves, _say_disconnect, footprint=fp.footprint(_dropped, _dropped, (
+    "on_disconnect_after_response", "on_response_lost", "releases_ownership", "cancellation_applies",
+    "on_request_cancelled", "cancel_run", "lifecycle_fire")))
 def disconnect(world, request):
     """The HTTP connection drops: an open request is cancelled; a sent response is lost."""
     q = world.requests[request]
@@ -77,7 +86,8 @@ def _deliver_moves(world):
     return [dict(request=q.id) for q in world.requests.values() if q.phase == "sent"]
 
 
-@action("network", _deliver_moves, lambda w, a: f"the response to {a['request']} reaches client {w.requests[a['request']].client}")
+@action("network", _deliver_moves, lambda w, a: f"the response to {a['request']} reaches client {w.requests[a['request']].client}",
+        footprint=fp.footprint(fp.REQUEST, fp.REQUEST, ["releases_ownership"]))
 def deliver(world, request):
     q = world.requests[request]
     world.set_phase(q, "deliver")
@@ -90,7 +100,8 @@ def _teardown_moves(world):
             if q.method == "subscriptions/listen" and q.phase == "streaming"]
 
 
-@action("host", _teardown_moves, lambda w, a: f"host ends subscriptions/listen {a['request']}")
+@action("host", _teardown_moves, lambda w, a: f"host ends subscriptions/listen {a['request']}",
+        footprint=fp.footprint(fp.REQUEST, fp.REQUEST, ["server_cancelled_on"]))
 def end_listen(world, request):
     """The host tears down a listen stream: the one use of a server notifications/cancelled (§G.14)."""
     q = world.requests[request]

@@ -1,6 +1,7 @@
 """REST callers and the operator, acting on runs concurrently with MCP (runs.md, interrupt.md)."""
 from __future__ import annotations
 
+from . import footprint as fp
 from .actions import action
 from .host import create_run
 from .lifecycle import TERMINAL
@@ -13,7 +14,9 @@ def _create_moves(world):
     return [dict(subject=s.name, server=srv) for s in world.params.subjects[:1] for srv, _ in world.params.servers[:1]]
 
 
-@action("rest", _create_moves, lambda w, a: f"{a['subject']} creates a run over REST on {a['server']}")
+# The new run's id is minted by a rule: declared as every run (`fp.NEW_RUN`).
+@action("rest", _create_moves, lambda w, a: f"{a['subject']} creates a run over REST on {a['server']}",
+        footprint=fp.footprint(fp.NEW_RUN | {fp.CLOCK}, fp.NEW_RUN, ["mint_run_id"], exact=False))
 def rest_create(world, subject, server):
     """createRun over REST: a run no MCP request started (still addressable as a task, TASK-1)."""
     create_run(world, server, subject, "rest")
@@ -24,7 +27,13 @@ def _cancel_moves(world):
             for s in world.params.rest_callers() if "runs:cancel" in s.scopes]
 
 
-@action("rest", _cancel_moves, lambda w, a: f"{a['subject']} calls cancelRun on {w.label(a['run'])} over REST")
+def _cancel_footprint(world, a):
+    return {fp.CLOCK} | fp.cancelling(world, a["run"])
+
+
+@action("rest", _cancel_moves, lambda w, a: f"{a['subject']} calls cancelRun on {w.label(a['run'])} over REST",
+        footprint=fp.footprint(_cancel_footprint, _cancel_footprint, ("can_cancel", "can_read", "cancel_run",
+                                                                        "lifecycle_fire")))
 def rest_cancel(world, subject, run):
     """cancelRun: 403 for a foreign tenant, 409 on a terminal run, else the cancel is accepted."""
     r = world.runs[run]
@@ -45,7 +54,8 @@ def _resolve_moves(world):
             for s in world.params.rest_callers() for resp in ("accept", "decline")]
 
 
-@action("rest", _resolve_moves, lambda w, a: f"{a['subject']} resolves {w.label(a['interrupt'])} over REST ({a['response']})")
+@action("rest", _resolve_moves, lambda w, a: f"{a['subject']} resolves {w.label(a['interrupt'])} over REST ({a['response']})",
+        footprint=fp.footprint(fp.resolving, fp.resolving, fp.RESOLVE_RULES))
 def rest_resolve(world, subject, interrupt, response):
     """resolveInterruptByRun over REST: of two concurrent resolves exactly one succeeds (409 else)."""
     world.rules.resolve(world, world.interrupts[interrupt], subject, response, "rest")
@@ -58,7 +68,10 @@ def _pause_moves(world):
     return [dict(run=r.id) for r in world.runs.values() if r.status == "running" and not r.purged]
 
 
-@action("rest", _pause_moves, lambda w, a: f"the operator pauses {w.label(a['run'])}")
+OPERATOR = fp.footprint(fp.RUN_STEP, fp.RUN_WRITE, ["lifecycle_fire"])
+
+
+@action("rest", _pause_moves, lambda w, a: f"the operator pauses {w.label(a['run'])}", footprint=OPERATOR)
 def operator_pause(world, run):
     r = world.runs[run]
     world.set_status(r, "pause")
@@ -69,7 +82,7 @@ def _resume_moves(world):
     return [dict(run=r.id) for r in world.runs.values() if r.status == "paused" and not r.purged]
 
 
-@action("rest", _resume_moves, lambda w, a: f"the operator resumes {w.label(a['run'])}")
+@action("rest", _resume_moves, lambda w, a: f"the operator resumes {w.label(a['run'])}", footprint=OPERATOR)
 def operator_resume(world, run):
     r = world.runs[run]
     world.set_status(r, "resume")
@@ -83,7 +96,10 @@ def _fork_moves(world):
             and any(not world.interrupts[i].open for i in r.interrupts)]
 
 
-@action("rest", _fork_moves, lambda w, a: f"{w.runs[a['run']].owner} forks {w.label(a['run'])} from its log")
+# The fork's id is minted by a rule: declared as every run (`fp.NEW_RUN`).
+@action("rest", _fork_moves, lambda w, a: f"{w.runs[a['run']].owner} forks {w.label(a['run'])} from its log",
+        footprint=fp.footprint(lambda w, a: {fp.log(a["run"]), fp.CLOCK} | fp.NEW_RUN, fp.NEW_RUN,
+                               ("mint_run_id", "fork_log", "lifecycle_fire"), exact=False))
 def fork(world, run):
     """Replay or fork from the log: recorded resolutions are history, never re-issued (§E.8)."""
     src = world.runs[run]

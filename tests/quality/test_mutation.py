@@ -70,3 +70,17 @@ def test_a_count_fallen_past_the_gates_factor_is_a_vacuity():
     assert mutation.classify(base, with_counts(10, 100)) == (
         "vacuous", "hypothesis: premise of a exercised 10 times, was 45 (a drop of more than 4x)")
     assert mutation.classify(base, with_counts(45, 20))[0] == "vacuous"
+
+
+def test_footprint_declarations_are_not_mutated():
+    """A footprint is held to the truth by its verify mode (tests/test_footprints.py), never by a
+    property: a mutant of one would survive every check, so none is made. Code that acts is still."""
+    import ast
+    for file, helper in (("model/host.py", "_answer_footprint"), ("model/network.py", "_dropped")):
+        tree = ast.parse((ROOT / file).read_text())
+        declared = {n.name: n for n in mutation._footprints(tree) if isinstance(n, ast.FunctionDef)}
+        assert helper in declared
+        lines = set(range(declared[helper].lineno, declared[helper].end_lineno + 1))
+        assert not lines & {line for line, _ in mutation.mutants(file)}
+    assert "disconnect" not in declared and any("network.py" in f for f in mutation.FILES)
+    assert any(what.startswith("deleted `world.cancel") or "negated" in what for _, what in mutation.mutants("model/network.py"))

@@ -1,0 +1,207 @@
+"""Footprints: what of the state each action's move reads and writes, for a partial-order reduction.
+
+A key names one part of the state (`docs/exhaustive.md`, "Footprints"):
+- an element of a table: ("run", runId), ("log", runId) (the run's event log), ("request", id),
+  ("interrupt", id), ("request_state", token), ("stdio", (client, server)) (an open stdio connection),
+  ("sub", (listen id, runId)) (what a subscription last published), and in a composed world
+  ("hclient", name) (a harness client: its process and its disk), ("sent", id) and ("read", id)
+  (the harness's record of a request it sent and of an answer it read);
+- a table's membership (which elements exist, in what order): ("all", "runs"), ("all", "requests"), ...;
+- a counter: ("clock",), ("serial",), ("effects",), ("harness", "runs_started" | "ops" | "requests" | "crashes");
+- an overridable rule the move calls: ("rule", name), ("harness_rule", name). With the baseline's rules
+  the move's other keys cover what the rule reads and writes. An amendment that overrides a rule may
+  read and write anything, so a reduction treats a move calling an overridden rule as dependent on
+  every other move.
+
+A key (kind, ANY) stands for every key of that kind (a conservative declaration), and EVERYTHING for
+every key. Reads of a record's fields that never change once it exists (a request's method, a run's
+owner) are not reads: no other move can change them.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+ANY = "*"
+EVERYTHING = ("*",)
+CLOCK, SERIAL, EFFECTS = ("clock",), ("serial",), ("effects",)
+
+
+def run(rid):
+    return ("run", rid)
+
+
+def log(rid):
+    return ("log", rid)
+
+
+def request(qid):
+    return ("request", qid)
+
+
+def interrupt(iid):
+    return ("interrupt", iid)
+
+
+def request_state(token):
+    return ("request_state", token)
+
+
+def stdio(client, server):
+    return ("stdio", (client, server))
+
+
+def hclient(name):
+    return ("hclient", name)
+
+
+def table(name):
+    """The membership of a table: runs, requests, interrupts, request_states, stdio_open, notified,
+    last_sent, hclients, sent, read."""
+    return ("all", name)
+
+
+def every(kind):
+    return (kind, ANY)
+
+
+def rule(name):
+    return ("rule", name)
+
+
+def harness_rule(name):
+    return ("harness_rule", name)
+
+
+def covers(declared, key) -> bool:
+    """Does the declared set name `key`, itself or through a wildcard?"""
+    return key in declared or EVERYTHING in declared or (len(key) == 2 and (key[0], ANY) in declared)
+
+
+Keys = Callable[[object, dict], "set | frozenset"]
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """An action's declaration: `reads` and `writes`, each a function (world, args) -> keys of the
+    move in the state before it; `rules`, the overridable rules the move may call (their markers are
+    reads); `exact`: False where a part is declared coarser than the move needs (said in a comment)."""
+    reads: Keys
+    writes: Keys
+    rules: frozenset = frozenset()
+    exact: bool = True
+
+    def of(self, world, args) -> tuple[frozenset, frozenset]:
+        """(reads, writes) of one move; the rule markers are reads."""
+        reads = frozenset(self.reads(world, args)) | self.rules
+        return reads, frozenset(self.writes(world, args))
+
+
+def footprint(reads=(), writes=(), rules=(), harness_rules=(), exact=True) -> Footprint:
+    """A declaration: `reads` and `writes` are a function (world, args) -> keys, or the keys themselves
+    when they do not depend on the move."""
+    marks = frozenset(map(rule, rules)) | frozenset(map(harness_rule, harness_rules))
+    return Footprint(_fn(reads), _fn(writes), marks, exact)
+
+
+def _fn(keys) -> Keys:
+    if callable(keys):
+        return keys
+    keys = frozenset(keys)
+    return lambda world, args: keys
+
+
+# ---- shapes the declarations share ------------------------------------------------------------------
+REQUEST = lambda world, args: {request(args["request"])}
+RUN = lambda world, args: {run(args["run"])}
+
+# A run's own step: its record and its log (an event carries the time).
+RUN_STEP = lambda world, args: {run(args["run"]), log(args["run"]), CLOCK}
+RUN_WRITE = lambda world, args: {run(args["run"]), log(args["run"])}
+
+# A new run or interrupt: its id is minted by an overridable rule from the serial, so the new key is
+# declared as every key of its kind (conservative: it is named before the move only by the rule).
+NEW_RUN = frozenset({SERIAL, table("runs"), every("run"), every("log")})
+NEW_INTERRUPT = frozenset({SERIAL, table("interrupts"), every("interrupt")})
+
+# The host's receipt and processing of a request (`model.host.receive`, `_process`): a tools/call may
+# create a run; a retry spends a requestState and resolves an interrupt; tasks/* reach a run by a
+# task reference, its interrupts by inputResponses keys, and a cancel cascades to its descendants.
+# Declared as every run, log, interrupt and requestState, with any rule (conservative: which ones
+# follow from the references a request carries and from the state).
+RECEIPT = frozenset({CLOCK, SERIAL, table("runs"), table("interrupts"), table("request_states"),
+                     every("run"), every("log"), every("interrupt"), every("request_state")})
+
+
+RESOLVE_RULES = ("resolve", "eligible_approver", "do_resolve", "lifecycle_fire")
+
+
+def resolving(world, args) -> set:
+    """Resolving an interrupt (`Rules.resolve`): it, its run (which resumes once none is open, so
+    every interrupt of the run is read) and the run's log."""
+    i = world.interrupts[args["interrupt"]]
+    return {interrupt(i.id), run(i.run), log(i.run), CLOCK} | {interrupt(x) for x in world.runs[i.run].interrupts}
+
+
+def received(world) -> set:
+    """The receipt of a request other than tools/call: ownership on receipt only, unless the host
+    answers at once (`Params.atomic_answers`: the receipt path, `RECEIPT`, calling any rule)."""
+    return RECEIPT | {rule(ANY)} if world.params.atomic_answers else {rule("owns_on_receipt")}
+
+
+def new_request(world) -> set:
+    """A request a client sends: its id is the next in the table (`model.clients.new_request`)."""
+    return {table("requests"), request(f"r{len(world.requests) + 1}")}
+
+
+def descendants(world, rid) -> set:
+    """A run and every run below it (what a cancel of it may reach, `Rules.cancel_run`)."""
+    out, todo = set(), [rid]
+    while todo:
+        r = todo.pop()
+        if r not in out and r in world.runs:
+            out.add(r)
+            todo.extend(world.runs[r].children)
+    return out
+
+
+def cancelling(world, owned) -> set:
+    """What cancelling the run a request owns may write: the run, its descendants, their logs."""
+    if owned is None:
+        return set()
+    return {k for r in descendants(world, owned) for k in (run(r), log(r))}
+
+
+def sent_by(world, args) -> str:
+    """The harness client that sent `args["request"]`."""
+    return world.harness.sent[args["request"]][0]
+
+
+# ---- the epilogue: `Rules.after_step`, run by `World.apply` after every action -------------------
+PUBLISH_RULES = ("after_step", "can_read", "detailed_task", "project_status", "task_id", "ttl_ms", "purge_time",
+                 "status_message", "input_requests", "tool_result", "blocking_cancel_result", "missing_elicitation",
+                 "elicitation_modes", "notification")
+
+
+def _epilogue_reads(world, args) -> set:
+    """Which requests are listen streams (membership; a request's method never changes), each
+    listen's phase and acknowledged runs, and for an open stream each run's record, its
+    interrupts and what that stream last published."""
+    out = {table("requests")}
+    for q in world.requests.values():
+        if q.method != "subscriptions/listen":
+            continue
+        out.add(request(q.id))
+        if q.phase == "streaming":
+            for rid in q.acked:
+                out |= {run(rid), ("sub", (q.id, rid))} | {interrupt(i) for i in world.runs[rid].interrupts}
+    return out
+
+
+def _epilogue_writes(world, args) -> set:
+    return {table("notified"), table("last_sent")} | {
+        ("sub", (q.id, rid)) for q in world.requests.values()
+        if q.method == "subscriptions/listen" and q.phase == "streaming" for rid in q.acked}
+
+
+EPILOGUE = footprint(_epilogue_reads, _epilogue_writes, rules=PUBLISH_RULES)
