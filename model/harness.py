@@ -164,7 +164,7 @@ class Harness:
     def state_tuple(self) -> tuple:
         """Everything of the harness that determines the future (`said` is the last step's words)."""
         return (self.runs_started, self.ops, self.requests, self.crashes,
-                tuple(_client_tuple(c) for c in self.clients.values()),
+                tuple(client_tuple(c) for c in self.clients.values()),
                 tuple(self.sent.items()), tuple(sorted(self.read)))
 
     def _raw(self, world, task_id: str) -> str | None:
@@ -226,7 +226,7 @@ def _te_tuple(te: ToolExecution) -> tuple:
     return tuple(getattr(te, s) for s in ToolExecution.__slots__)
 
 
-def _client_tuple(c: HarnessClient) -> tuple:
+def client_tuple(c: HarnessClient) -> tuple:
     p = c.proc
     proc = None if p is None else (
         p.epoch, tuple((k, _te_tuple(v)) for k, v in p.tes.items()),

@@ -106,7 +106,7 @@ def encode(world) -> bytes:
     (rebuilt from its key)."""
     tables = tuple({k: out(v) for k, v in getattr(world, name).items()} for name, (out, _) in _CODECS.items())
     facts = world.facts.plain() if type(world.facts) is Facts else dict(world.facts)
-    own = {k: v for k, v in vars(world).items() if k not in _WORLD_FIELDS and not callable(v)}
+    own = {k: v for k, v in vars(world).items() if k not in WORLD_FIELDS and not callable(v)}
     rules = getattr(world.rules, "__dict__", None) or None
     harness = None
     if world.harness is not None:
@@ -215,9 +215,9 @@ def state_tuple(world, facts: bool = True, text=_text) -> tuple:
     `facts`, the model's own state alone (the properties' monitor state left out). `text` gives
     the form of each message, response and run-log event (their `repr` by default)."""
     f = world.facts
-    facts = () if not facts else f.monitor_form(_freeze) if type(f) is Facts else \
-        tuple((k, _freeze(v)) for k, v in sorted(f.items(), key=_first) if monitor_key(k))
-    extra = tuple((k, _freeze(v)) for k, v in vars(world).items() if k not in _WORLD_FIELDS and not callable(v))
+    facts = () if not facts else f.monitor_form(freeze) if type(f) is Facts else \
+        tuple((k, freeze(v)) for k, v in sorted(f.items(), key=_first) if monitor_key(k))
+    extra = tuple((k, freeze(v)) for k, v in vars(world).items() if k not in WORLD_FIELDS and not callable(v))
     rules = getattr(world.rules, "__dict__", None)
     return (world.serial, world.clock, world.effects,
             tuple([_run_fields(r, text) for r in world.runs.values()]),
@@ -225,7 +225,7 @@ def state_tuple(world, facts: bool = True, text=_text) -> tuple:
             tuple([_request_fields(q, text) for q in world.requests.values()]),
             tuple([_rs_fields(s, text) for s in world.request_states.values()]),
             tuple(sorted(world.stdio_open)), tuple(world.notified.items()), tuple(world.last_sent.items()),
-            facts, extra, _freeze(rules) if rules else (),
+            facts, extra, freeze(rules) if rules else (),
             () if world.harness is None else world.harness.state_tuple())
 
 
@@ -233,19 +233,19 @@ def _first(kv):
     return kv[0]
 
 
-_WORLD_FIELDS = {"params", "rules", "clock", "runs", "interrupts", "requests", "request_states", "stdio_open",
+WORLD_FIELDS = {"params", "rules", "clock", "runs", "interrupts", "requests", "request_states", "stdio_open",
                  "notified", "last_sent", "effects", "serial", "history", "depth", "step", "facts", "_labels", "_memo",
                  "harness"}
 
 
-def _freeze(v):
+def freeze(v):
     """A hashable, deterministic form: dicts keep their insertion order (the order the path made
     them in, fixed for a path), sets are sorted (their order would depend on string hashing)."""
     t = type(v)
     if t is str or t is int or t is tuple or v is None:
         return v
     if t is dict:
-        return tuple([(k, x if type(x) in _LEAVES else _freeze(x)) for k, x in v.items()])
+        return tuple([(k, x if type(x) in _LEAVES else freeze(x)) for k, x in v.items()])
     if t is frozenset:          # never changes once made: sorted once (a monitor's copy of scopes)
         got = _FROZEN.get(id(v))
         if got is None or got[0] is not v:
@@ -254,11 +254,11 @@ def _freeze(v):
     if t is set:
         return tuple(sorted(v, key=repr)) if v else ()
     if t is list:
-        return tuple([x if type(x) in _LEAVES else _freeze(x) for x in v])
+        return tuple([x if type(x) in _LEAVES else freeze(x) for x in v])
     return v
 
 
-_LEAVES = frozenset({str, int, tuple, type(None)})      # what `_freeze` returns as it is
+_LEAVES = frozenset({str, int, tuple, type(None)})      # what `freeze` returns as it is
 _FROZEN: dict[int, tuple] = {}      # id -> (frozenset, its sorted form), kept with the object
 
 

@@ -6,7 +6,7 @@ import copy
 import pickle
 
 from model.facts import Facts
-from model.snapshot import _freeze, clone, fingerprint
+from model.snapshot import freeze, clone, fingerprint
 from model.world import World
 
 
@@ -30,17 +30,17 @@ def test_peek_shares_and_get_copies_once():
 
 def test_the_fingerprint_form_follows_every_change():
     a = Facts({"K": {"x": 1}, "K.at": {"x": 7}})
-    first = a.monitor_form(_freeze)
+    first = a.monitor_form(freeze)
     assert first == (("K", (("x", 1),)),)      # annotations (a "." in the key) are left out
     got = a.get("K")                           # sealed by the form: a copy, the form stays right
     got["x"] = 2
-    assert a.monitor_form(_freeze) == (("K", (("x", 2),)),) and first == (("K", (("x", 1),)),)
+    assert a.monitor_form(freeze) == (("K", (("x", 2),)),) and first == (("K", (("x", 1),)),)
     a["L"] = 1
     del a["K"]
-    assert a.monitor_form(_freeze) == (("L", 1),)
+    assert a.monitor_form(freeze) == (("L", 1),)
     a.update(M=[1])
     a.pop("L")
-    assert a.monitor_form(_freeze) == (("M", (1,)),)
+    assert a.monitor_form(freeze) == (("M", (1,)),)
 
 
 def test_pickle_and_deepcopy_keep_the_values():

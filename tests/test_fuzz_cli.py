@@ -502,6 +502,7 @@ def test_gate_flags_are_refused_at_once(place, flags, words):
     (["check", "--out", "IN/afile", "--budget", "60"], "--out"),
     (["check", "--out", "IN/afile/sub", "--budget", "60"], "--out"),
     (["check", "--out", "a\x00b", "--budget", "60"], "--out"),
+    (["check", "--out", "/proc/x", "--budget", "60"], "--out"),     # a folder whose bits allow root, not mkdir
     (["check", "--engine", "bfs", "--counterexamples", "IN/afile", "--budget", "60"], "--counterexamples"),
     (["swarm", "--out", "/dev/null/x", "--budget", "60"], "--out"),
     (["report", "--out", "/dev/null/x"], "--out"),

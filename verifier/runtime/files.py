@@ -20,7 +20,7 @@ def unwritable(path: Path, e: OSError) -> UsageError:
 
 
 def _folder_problem(path: Path) -> str | None:
-    """Why files cannot be made in folder `path` (made if missing), or None; nothing is created."""
+    """Why files cannot be made in folder `path` (made if missing), or None; nothing is left behind."""
     if "\x00" in str(path):
         return "a NUL byte in the name"
     probe = path
@@ -35,6 +35,10 @@ def _folder_problem(path: Path) -> str | None:
         return e.strerror or str(e)
     if not os.access(probe, os.W_OK | os.X_OK):
         return f"{probe} is not writable"
+    try:                                    # permission bits do not bind root, nor tell of /proc or a
+        os.rmdir(tempfile.mkdtemp(prefix=".probe-", dir=probe))   # read-only mount: make and remove one
+    except OSError as e:
+        return f"{probe}: {e.strerror or e}"
     return None
 
 

@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from model import footprint as fp
-from model.harness import Harness, HarnessClient, HarnessRules, _client_tuple
+from model.harness import Harness, HarnessClient, HarnessRules, client_tuple
 from model.rules import Rules
-from model.snapshot import _WORLD_FIELDS, _freeze, clone, state_tuple
+from model.snapshot import WORLD_FIELDS, freeze, clone, state_tuple
 from model.state import Interrupt, Request, RequestState, Run
 from model.world import ModelError, action_table
 
@@ -271,16 +271,16 @@ def parts(w) -> dict:
     for key in {*dict.keys(w.notified), *dict.keys(w.last_sent)}:
         out[("sub", key)] = (dict.get(w.notified, key), dict.get(w.last_sent, key))
     for k, v in vars(w).items():
-        if k not in _WORLD_FIELDS and not callable(v):
-            out[("world", k)] = _freeze(v)
+        if k not in WORLD_FIELDS and not callable(v):
+            out[("world", k)] = freeze(v)
     if getattr(w.rules, "__dict__", None):
-        out[("rules_state",)] = _freeze(vars(w.rules))
+        out[("rules_state",)] = freeze(vars(w.rules))
     h = w.harness
     if h is not None:
         for n in HARNESS_COUNTERS:
             out[("harness", n)] = getattr(h, n)
         for name, c in dict.items(h.clients):
-            out[fp.hclient(name)] = _client_tuple(c)
+            out[fp.hclient(name)] = client_tuple(c)
         out[("all", "sent")] = tuple(dict.keys(h.sent))
         for k, v in dict.items(h.sent):
             out[("sent", k)] = v
@@ -288,7 +288,7 @@ def parts(w) -> dict:
         for k in h.read:
             out[("read", k)] = True
         if getattr(h.rules, "__dict__", None):
-            out[("harness_rules_state",)] = _freeze(vars(h.rules))
+            out[("harness_rules_state",)] = freeze(vars(h.rules))
     return out
 
 
