@@ -221,7 +221,7 @@ def test_swarm_stores_its_counterexamples_in_redis_and_they_replay(cluster, redi
     from verifier.writers import itf
     from verifier.cli import swarm_store as store
     from verifier.writers.reproduce import reproduce
-    got = taskmodel("swarm", "--variant", "detach-on-disconnect", "--budget", "5", "--cluster", cluster[0],
+    got = taskmodel("swarm", "--variant", "detach-on-disconnect", "--searches", "2", "--examples", "200", "--cluster", cluster[0],
                     "--redis", redis_url, "--out", str(tmp_path / "one"), "--json")
     assert got.returncode == 1, got.stderr                    # refuted, as check says it
     import jsonschema
@@ -237,7 +237,7 @@ def test_swarm_stores_its_counterexamples_in_redis_and_they_replay(cluster, redi
         meta, steps = itf.load(value.decode())
         out = reproduce(meta["variant"], meta["property"], steps, meta.get("scope"))
         assert out.violation is not None and len(out.violation.history) == len(steps)
-    again = taskmodel("swarm", "--variant", "detach-on-disconnect", "--budget", "1", "--redis", redis_url,
+    again = taskmodel("swarm", "--variant", "detach-on-disconnect", "--searches", "1", "--examples", "1", "--redis", redis_url,
                       "--out", str(tmp_path / "two"), "--json")
     assert again.returncode == 1, again.stderr
     assert json.loads(again.stdout)["results"][0]["bounds"]["replayed_from_database"] >= len(stored)
@@ -300,7 +300,7 @@ def test_an_address_that_is_not_one_is_refused(command):
 
 def test_without_ray_or_redis_the_swarm_says_so_and_runs_locally(tmp_path):
     # Ray made unimportable in the command's process: it says so in one line and runs locally.
-    argv = ["swarm", "--variant", "detach-on-disconnect", "--budget", "3", "--cluster", "auto", "--out", str(tmp_path),
+    argv = ["swarm", "--variant", "detach-on-disconnect", "--searches", "2", "--examples", "200", "--cluster", "auto", "--out", str(tmp_path),
             "--no-counterexamples"]
     code = f"import sys; sys.modules['ray'] = None; from verifier.cli import main; sys.exit(main({argv!r}))"
     got = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**ENV, "TASKMODEL_REDIS": ""},
@@ -309,3 +309,37 @@ def test_without_ray_or_redis_the_swarm_says_so_and_runs_locally(tmp_path):
     assert "taskmodel: --cluster auto: Ray is not installed (pip install '.[cluster]'); running locally" in got.stderr
     assert f"counterexamples stored in the folder database {tmp_path / 'swarm-db'}" in got.stderr
     assert any((tmp_path / "swarm-db").rglob("*")), "the folder database holds nothing"
+
+
+def _swarm_json(tmp_path, tag, *args) -> dict:
+    got = subprocess.run([str(BIN / "taskmodel"), "swarm", "--variant", "detach-on-disconnect", "--out", str(tmp_path / tag),
+                          "--no-counterexamples", "--json", *args], cwd=ROOT, env={**ENV, "TASKMODEL_REDIS": ""},
+                         capture_output=True, text=True, timeout=300)
+    assert got.returncode in (1, 2), got.stderr
+    result = json.loads(got.stdout)["results"][0]
+    for k in ("database", "workers"):
+        result["bounds"].pop(k)
+    result["budget"].pop("elapsed")
+    result["budget"].pop("steps_per_second")
+    return result
+
+
+def test_a_swarm_is_bounded_by_work_whatever_its_workers():
+    """The same seed and work: the same searches, verdicts and traces on one worker or two."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        work = ("--searches", "2", "--examples", "100", "--states", "5000")
+        one, two = _swarm_json(tmp, "one", *work, "--jobs", "1"), _swarm_json(tmp, "two", *work, "--jobs", "2")
+    assert one == two
+    assert one["budget"]["work"] == {"searches": 2, "examples_per_random_search": 100, "states_per_bounded_search": 5000}
+    assert {p["name"]: p["verdict"] for p in one["properties"]}["owner-cancel-cancels-run"] == "refuted"
+
+
+def test_a_swarm_cut_by_its_cap_says_time_cap_never_holds(tmp_path):
+    got = _swarm_json(tmp_path, "cut", "--searches", "2", "--examples", "10000000", "--states", "100000000",
+                      "--budget", "2")
+    verdicts = {p["name"]: p for p in got["properties"]}
+    assert "holds" not in {p["verdict"] for p in got["properties"]}
+    assert got["stopped"].startswith("time cap: ")
+    assert verdicts["get-appends-nothing"]["verdict"] == "undetermined"
+    assert verdicts["get-appends-nothing"]["message"].startswith("time cap")

@@ -495,6 +495,14 @@ def test_gate_flags_are_refused_at_once(place, flags, words):
     judged(place, ["gate", *flags], want={3}, names=words, within=10)
 
 
+@pytest.mark.parametrize("flags, words", [
+    (["--searches", "0"], "--searches"), (["--examples", "-1"], "--examples"), (["--states", "0"], "--states"),
+    (["--searches", "x"], "--searches"), (["--budget", "nan"], "--budget"),
+])
+def test_swarm_flags_are_refused_at_once(place, flags, words):
+    judged(place, ["swarm", *flags], want={3}, names=words, within=10)
+
+
 # ---- outputs ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("argv, flag", [
     (["check", "--counterexamples", "/dev/null/x", "--budget", "60"], "--counterexamples"),

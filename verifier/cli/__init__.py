@@ -133,9 +133,14 @@ def build_parser() -> Parser:
     sw = _parser(sub, "swarm", "swarm verification: many differently seeded, weighted and ordered searches, "
                                "counterexamples shrunk once and stored in a shared example database")
     sw.add_argument("--variant", default=None, help="a built-in variant name, or path/to/amendment.py[:Class]")
-    sw.add_argument("--budget", type=float, default=60.0,
-                    help="wall-clock seconds for the searches and their shrinking, a cluster's start not counted "
-                         "(default 60)")
+    sw.add_argument("--budget", type=float, default=1_800.0,
+                    help="an outer wall-clock cap in seconds, a cluster's start not counted (default 1800): the "
+                         "work below bounds the swarm; a search the cap cuts leaves undetermined (time cap) "
+                         "what the swarm did not refute")
+    sw.add_argument("--searches", type=int, default=8, help="searches in the swarm, half random, half bounded "
+                                                             "(default 8; the same on any number of workers)")
+    sw.add_argument("--examples", type=int, default=600, help="examples of each random search (default 600)")
+    sw.add_argument("--states", type=int, default=25_000, help="distinct states of each bounded search (default 25000)")
     sw.add_argument("--seed", type=int, default=0, help="the swarm's seed: each search's seed derives from it")
     sw.add_argument("--cluster", default=None, metavar="auto|ADDRESS", help=CLUSTER_HELP)
     sw.add_argument("--jobs", type=int, default=2, help="local worker processes without --cluster (default 2)")

@@ -32,6 +32,10 @@ def run_swarm(args) -> int:
                          f"not {args.budget:g}")
     if not 1 <= args.jobs <= 256:
         raise UsageError(f"taskmodel: --jobs must be a whole number from 1 to 256, not {args.jobs}")
+    for flag, value, most in (("--searches", args.searches, 10_000), ("--examples", args.examples, 10_000_000),
+                              ("--states", args.states, 100_000_000)):
+        if not 1 <= value <= most:
+            raise UsageError(f"taskmodel: {flag} must be a whole number from 1 to {most}, not {value}")
     variant = resolve_variant(args.variant)
     name = getattr(variant, "name", "baseline")
     spec = "baseline" if args.variant in (None, "baseline") else portable_spec(args.variant)
@@ -42,7 +46,7 @@ def run_swarm(args) -> int:
         workers = getattr(pool, "workers", args.jobs)
         stored = _stored(db, variant, name, catalogue)
         composed = variant is None or getattr(variant, "harness_rules", None) is not None
-        jobs = plan(spec, composed, args.seed, workers, args.budget)
+        jobs = plan(spec, composed, args.seed, workers, args.budget, args.searches, args.examples, args.states)
         reports = pool.map(run_job, jobs)
         kinds = {p.name: p.kind for p in catalogue}
         found = [f for r in reports for f in r.found]
@@ -58,6 +62,8 @@ def run_swarm(args) -> int:
                      "bounded": sum(j.kind != "random" for j in jobs), "workers": workers,
                      "found": len(found), "distinct": len(groups), "stored": saved,
                      "replayed_from_database": len(stored), "database": where}
+    result.work = {"searches": args.searches, "examples_per_random_search": args.examples,
+                   "states_per_bounded_search": args.states}
     paths, told = counterexample_folders(variant, [result], args)
     code = exit_code([result])
     payload = {"schema_version": SCHEMA_VERSION, "tool": {"name": "taskmodel",

@@ -10,6 +10,11 @@ A swarm is a list of independent searches spread over the workers (`RayPool` or 
   exhaustive engine's world, clone and fingerprint; liveness needs the whole graph, so they check
   the state and step properties).
 
+A swarm is bounded by work: a number of searches, the examples of each random one, the states of
+each bounded one. The same seed and work give the same searches on any number of workers and at any
+load; the wall-clock cap (`--budget`) only ever cuts a search short, and what it cut leaves every
+property the swarm did not refute `undetermined (time cap)`.
+
 Each search reports the first violation of each property it met. The driver de-duplicates them by
 property and trace shape (the sequence of actions), shrinks each distinct one once by replay (as
 tasks too), de-duplicates again, replays every one in the model before it is reported, and saves
@@ -22,12 +27,15 @@ import random
 import time
 from collections import deque
 from dataclasses import dataclass, field
+
+from verifier.runtime.budgets import EXAMPLES_PER_CHUNK, TIME_CAP, chunks_for
 from verifier.runtime.worlds import make_world_for
 
-SEARCH_SHARE = 0.75       # of the budget, for the searches; the rest shrinks, replays and stores
-ROUNDS = 4                # searches per worker at most: many short searches, not a few long ones
-ROUND_SECONDS = 5         # ... and each at least this long
-MAX_STATES = 100_000      # a bounded search's seen states (its memory), whatever its time slice
+# The default work: about the time the former 60-s slices took on an idle two-core machine.
+SEARCHES = 8              # searches in a swarm, half random, half bounded
+EXAMPLES = 600            # a random search's examples (seeded chunks of EXAMPLES_PER_CHUNK)
+STATES = 25_000           # a bounded search's distinct states
+SEARCH_SHARE = 0.75       # of the cap, for the searches; the rest shrinks, replays and stores
 SCOPES_HOST = ("host-small", "host-rest", "host-clock", "host-pair", "host-wide")
 SCOPE_COMPOSED = "composed-small"
 
@@ -37,7 +45,8 @@ class Job:
     kind: str                      # "random", "dfs" or "bfs"
     spec: str                      # the variant as given ("baseline", a name, an absolute file path)
     seed: int
-    seconds: float
+    work: int                      # random: seeded chunks of examples; dfs/bfs: distinct states
+    cap: float                     # seconds: the outer wall-clock cap of this search
     weights: dict | None = None    # random: the action weights that differ from the table's
     actions: list | None = None    # random: the subset of actions it may take (None: all)
     scope: str | None = None       # dfs/bfs: the world searched
@@ -67,17 +76,19 @@ class Report:
     premise: dict = field(default_factory=dict)
     steps: int = 0
     faults: list = field(default_factory=list)
+    capped: bool = False           # the wall-clock cap cut it before its work was done
 
 
-def plan(spec: str, composed: bool, seed: int, workers: int, budget: float) -> list[Job]:
-    """Half random explorations, half bounded searches (taking the scopes in turn), up to `ROUNDS`
-    per worker, each with a slice of the budget; every choice drawn from the swarm's seed."""
+def plan(spec: str, composed: bool, seed: int, workers: int, budget: float, searches: int = SEARCHES,
+         examples: int = EXAMPLES, states: int = STATES) -> list[Job]:
+    """`searches` searches, half random explorations, half bounded searches (taking the scopes in
+    turn); every choice drawn from the swarm's seed, none from the number of workers. Each has its
+    work and, as an outer cap, a slice of the budget's search share (the searches a worker runs in turn)."""
     from model.actions import load_all
     rng = random.Random(seed)
     names = list(load_all())
-    rounds = max(1, min(ROUNDS, int(budget * SEARCH_SHARE // ROUND_SECONDS)))
-    count = max(2, rounds * workers)
-    seconds = max(1.0, budget * SEARCH_SHARE / -(-count // workers))     # the searches one worker runs in turn
+    count = searches
+    cap = budget * SEARCH_SHARE / -(-count // max(1, workers))
     scopes = SCOPES_HOST + ((SCOPE_COMPOSED,) if composed else ())
     first = rng.randrange(len(scopes))
     jobs = []
@@ -87,9 +98,9 @@ def plan(spec: str, composed: bool, seed: int, workers: int, budget: float) -> l
             # The first exploration is the plain machine; the others reweight and leave out actions.
             weights = None if i == 0 else {n: rng.choice((1, 2, 4, 8)) for n in names if rng.random() < 0.5}
             actions = None if i == 0 else sorted(n for n in names if rng.random() < 0.75) or None
-            jobs.append(Job("random", spec, s, seconds, weights=weights, actions=actions))
+            jobs.append(Job("random", spec, s, chunks_for(examples), cap, weights=weights, actions=actions))
         else:
-            jobs.append(Job(rng.choice(("dfs", "bfs")), spec, s, seconds, scope=scopes[(first + i // 2) % len(scopes)],
+            jobs.append(Job(rng.choice(("dfs", "bfs")), spec, s, states, cap, scope=scopes[(first + i // 2) % len(scopes)],
                             depth=rng.randint(4, 12)))
     return jobs
 
@@ -118,18 +129,21 @@ def _random(job: Job) -> Report:
     catalogue = list(load_catalogue().values())
     make = guarded_factory(world_factory(_variant(job.spec)))
     asserted = {p.name for p in catalogue if p.asserted}
-    deadline = time.monotonic() + job.seconds
+    deadline = time.monotonic() + job.cap
     obs = Observations(deadline=deadline)
     report = Report(job.describe())
     chunk = 0
-    while asserted and time.monotonic() < deadline and not obs.faults:
+    while asserted and chunk < job.work and not obs.faults:
+        if time.monotonic() >= deadline:
+            report.capped = True
+            break
         machine = make_machine(make, catalogue, asserted, obs, actions=job.actions, weights=job.weights)
         hyp_seed(job.seed * 100_003 + chunk)(machine)
         chunk += 1
         try:
             with seed_only():
                 run_state_machine_as_test(machine, settings=settings(
-                    max_examples=25, stateful_step_count=max(1, 40 // STEPS_PER_DRAW), deadline=None,
+                    max_examples=EXAMPLES_PER_CHUNK, stateful_step_count=max(1, 40 // STEPS_PER_DRAW), deadline=None,
                     database=None, report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
                     phases=[Phase.generate], print_blob=False, verbosity=Verbosity.quiet))
         except KeyboardInterrupt:
@@ -142,6 +156,8 @@ def _random(job: Job) -> Report:
                 asserted.discard(v.prop.name)
             elif not obs.faults and not isinstance(e, OutOfBudget) and time.monotonic() <= deadline:
                 obs.fault(fault_of(e, [], "the exploration"))
+            elif not obs.faults:
+                report.capped = True
     for name, (msg, hist) in obs.observed.items():          # witnesses reached, gaps shown
         report.found.append(Found(name, [(s.action, dict(s.args)) for s in hist], None, msg, report.job))
     report.premise, report.steps, report.faults = dict(obs.premise_counts), obs.steps, list(obs.faults)
@@ -165,7 +181,7 @@ def _bounded(job: Job) -> Report:
     table = action_table()
     names = list(table)
     report = Report(job.describe())
-    deadline = time.monotonic() + job.seconds
+    deadline = time.monotonic() + job.cap
     w0 = make_world_for(_variant(job.spec), scope)()
     rename = scope.renames(True, w0.params)
     seen = {fingerprint(w0, rename)}
@@ -173,7 +189,10 @@ def _bounded(job: Job) -> Report:
     take = frontier.pop if job.kind == "dfs" else frontier.popleft
     here = None
     try:
-        while frontier and open_props and len(seen) < MAX_STATES and time.monotonic() < deadline:
+        while frontier and open_props and len(seen) < job.work:
+            if time.monotonic() >= deadline:
+                report.capped = True
+                break
             w, path = take()
             if len(path) >= job.depth:
                 continue
@@ -252,6 +271,7 @@ def result_of(variant, name, final, found, reports, catalogue, seed, budget, sta
     from verifier.runtime.replay import run_trace
     from verifier.runtime.worlds import world_at
     premise, steps, faults = {}, 0, []
+    capped = sum(r.capped for r in reports)
     for r in reports:
         steps += r.steps
         for k, n in r.premise.items():
@@ -275,17 +295,22 @@ def result_of(variant, name, final, found, reports, catalogue, seed, budget, sta
     for p in catalogue:
         v, scope = shortest.get(p.name, (None, None))
         n = premise.get(p.name, 0)
+        message = v.message if v is not None else None
         if p.kind == "witness":
-            verdict = "reached" if p.name in reached else ("undetermined" if faults else "unreached")
+            verdict = "reached" if p.name in reached else ("undetermined" if faults or capped else "unreached")
         elif v is not None:
             verdict = "refuted" if p.asserted else "known-gap"
         else:
-            verdict = "undetermined" if faults else ("holds" if n or p.premise is None else "vacuous")
+            verdict = "undetermined" if faults or capped else ("holds" if n or p.premise is None else "vacuous")
+        if verdict == "undetermined" and capped and not faults:
+            message = f"{TIME_CAP}: {capped} of {len(reports)} searches cut before their work was done"
         pv = PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict,
-                             v.message if v is not None else None, v.history if v is not None else None, n)
+                             message, v.history if v is not None else None, n)
         pv.scope = scope              # a bounded search's trace replays at its scope
         verdicts.append(pv)
     result = CheckResult(variant=name, engine="swarm", seed=seed, budget_s=budget,
                          elapsed_s=time.monotonic() - started, bounds={}, examples=len(reports), steps=steps,
                          action_counts={}, verdicts=verdicts, faults=[f for f in faults if isinstance(f, Fault)])
+    if capped:
+        result.stopped = f"{TIME_CAP}: {capped} of {len(reports)} searches cut before their work was done"
     return result, traces
