@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 
 import pytest
 
@@ -476,3 +477,23 @@ def test_odd_requests_and_answers_never_traceback():
         except LogError:
             continue
         assert r.result in ("conforms", "diverges", "undetermined")
+
+
+def test_a_diagnosis_is_the_same_on_a_slow_machine(monkeypatch):
+    """The diagnosis is bounded by model steps, not seconds: with every model step made slower (a
+    loaded machine), the same variant and requirement are named, word for word."""
+    from verifier.validate.search import Matcher
+    v = resolve("detach-on-disconnect")
+    want = {rid for rid, verdict in v.expect.items() if verdict == "refuted"}
+    lines = next(lines for seed, steps in WALKS for world, lines in [_lines(seed, True, v, steps=steps)]
+                 if _broken(v, world) & want)
+    quick = validate_log(lines, MAPPING, budget=120).to_json()
+    step = Matcher._step
+
+    def slow(self, *args, **kw):
+        time.sleep(0.002)
+        return step(self, *args, **kw)
+
+    monkeypatch.setattr(Matcher, "_step", slow)
+    assert validate_log(lines, MAPPING, budget=120).to_json() == quick
+    assert quick["result"] == "diverges" and quick["divergence"]["requirement"] in want

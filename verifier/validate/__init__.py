@@ -63,7 +63,6 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
     deadline = started + budget
     props = host_properties()
     m, matched, stop = match(events, mapping, cls, run_events, props, deadline, stop_on_violation=cls is None)
-    took = time.monotonic() - started
     res.matched, res.steps, res.candidates = matched, m.steps, len(m.cands)
     res.unmodelled = m.outside.entries
     best = next((c for c in m.cands if c.violation is None), m.cands[0])
@@ -81,9 +80,8 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
                                         f"{NOT_A_BEHAVIOUR}: {stop.reason}; the model allowed: "
                                         f"{'; '.join(stop.allowed[:4]) or 'nothing there'}"[:400])
         if diagnose:
-            from verifier.validate.diagnose import DIAGNOSIS, FLOOR, explain
-            explain(res, events, mapping, cls, run_events, props,
-                    deadline=time.monotonic() + min(DIAGNOSIS, max(FLOOR, took)), main=m)
+            from verifier.validate.diagnose import FLOOR_STEPS, explain
+            explain(res, events, mapping, cls, run_events, props, deadline, max(FLOOR_STEPS, m.steps), main=m)
     elif best.violation is not None and cls is None:
         index, prop, message = best.violation
         res.result = "diverges"
@@ -92,7 +90,8 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
     return res
 
 
-def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=True, upto=None, keep=False):
+def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=True, upto=None, keep=False,
+          max_steps=None):
     """(the matcher, the events matched, the Stop that ended the match or None). With
     `stop_on_violation`, matching ends at the event after which every candidate breaks a property."""
     from verifier.validate.events import JUDGED, LogMatcher
@@ -100,7 +99,7 @@ def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=T
     # What is judged on the host's own bytes, less what the variant validated against is known to break.
     refuted = {rid for rid, verdict in getattr(cls, "expect", {}).items() if verdict == "refuted"}
     m = LogMatcher(unbounded_world(cls), props, mapping, run_events, deadline, keep, events,
-                   judged=[r for r in JUDGED if r not in refuted])
+                   judged=[r for r in JUDGED if r not in refuted], max_steps=max_steps)
     matched, stop = 0, None
     todo = events if upto is None else events[:upto]
     try:

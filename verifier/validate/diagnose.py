@@ -19,22 +19,36 @@ from model.snapshot import clone
 from verifier.validate.ids import in_form, raw_of
 from verifier.validate.observe import NotGenerated, decode
 
-PER_VARIANT = 5.0       # seconds one hypothesis may take (a loaded machine needs the margin: a cut-short
-                        # hypothesis would let a later, less apt variant name the requirement)
-DIAGNOSIS = 30.0        # seconds all of them may take
-FLOOR = 5.0             # ... and at least, however quick the match was; beyond it, no longer than the
-                        # match itself took (a diverging log costs at most about twice a conforming one)
+# The diagnosis is bounded by work, so that it names the same requirement and variant on any machine:
+# its hypotheses together take as many model steps as the match of the log did (a diverging log costs
+# about twice a conforming one), and at least FLOOR_STEPS. The validation's wall-clock cap still
+# bounds it from outside.
+FLOOR_STEPS = 5_000
 
 
-def explain(res, events, mapping, cls, run_events, props, deadline: float, main=None) -> None:
+class _Work:
+    """The model steps the diagnosis has left, spent by each hypothesis's match."""
+
+    def __init__(self, steps: int):
+        self.left = steps
+
+    def match(self, *args, **kw):
+        from verifier.validate import match
+        m, matched, stop = match(*args, max_steps=self.left, **kw)
+        self.left -= m.steps
+        return m, matched, stop
+
+
+def explain(res, events, mapping, cls, run_events, props, deadline: float, steps: int, main=None) -> None:
     """A variant that passes the diverging event, else the requirement judged on the observed bytes
     (already in the divergence), else the one forcing names; else the divergence stays "not a
-    behaviour of the model", with what the model allowed."""
+    behaviour of the model", with what the model allowed. `steps`: the diagnosis's work budget."""
     d = res.divergence
     direct = d.requirement
-    forced = None if direct else _by_forcing(events, mapping, cls, run_events, props, d.index, deadline, main)
+    work = _Work(steps)
+    forced = None if direct else _by_forcing(events, mapping, cls, run_events, props, d.index, deadline, work, main)
     first = {direct} if direct else forced[2]["all"] if forced else set()
-    found = _by_variants(events, mapping, run_events, props, d.index, deadline, first) if cls is None else None
+    found = _by_variants(events, mapping, run_events, props, d.index, deadline, work, first) if cls is None else None
     if direct and found is not None and direct not in found[2]["want"]:
         found = None           # what the bytes themselves break outranks a variant that breaks something else
     how = "the observed behaviour is one of variant {v}'s, which breaks {p} ({ids}): {msg}"
@@ -52,24 +66,24 @@ def explain(res, events, mapping, cls, run_events, props, deadline: float, main=
                           msg=message)[:400]
 
 
-def _by_variants(events, mapping, run_events, props, index, deadline, first):
+def _by_variants(events, mapping, run_events, props, index, deadline, work, first):
     """A built-in variant explaining the log through the diverging event (one breaking `first`, when
     given), and the property it breaks there."""
     from model.variants import builtins
 
-    from verifier.validate import match
     fallback = None
     # Each variant costs a match of the log up to the event: with a requirement already found (judged
     # on the bytes, or by forcing), only the variants that break one of the ids found there are tried;
-    # with none, every variant, within the diagnosis's deadline.
+    # with none, every variant, in the order of their names, until the work budget is spent.
     for v in builtins().values():
         want = {rid for rid, verdict in v.expect.items() if verdict == "refuted"}
-        if not want or first and not want & first or time.monotonic() > deadline:
+        if not want or first and not want & first:
             continue
+        if work.left <= 0 or time.monotonic() > deadline:
+            break
         try:
-            m, matched, stop = match(events, mapping, v, run_events, props,
-                                     min(deadline, time.monotonic() + PER_VARIANT), stop_on_violation=False,
-                                     upto=index + 1)
+            m, matched, stop = work.match(events, mapping, v, run_events, props, deadline, stop_on_violation=False,
+                                          upto=index + 1)
         except Exception:       # a variant's rule that raises on this log explains nothing
             continue
         if stop is not None or matched < index + 1 or not m.cands:
@@ -86,8 +100,7 @@ def _by_variants(events, mapping, run_events, props, index, deadline, first):
     return fallback
 
 
-def _by_forcing(events, mapping, cls, run_events, props, index, deadline, main=None):
-    from verifier.validate import match
+def _by_forcing(events, mapping, cls, run_events, props, index, deadline, work, main=None):
     ev = events[index]
     d = ev.data
     upto = index
@@ -100,8 +113,8 @@ def _by_forcing(events, mapping, cls, run_events, props, index, deadline, main=N
         got = _judge(asserted, ((f, "response") for c in main.cands[:20] for f in _answered(main, c, events, upto, index)))
         if got is not None:
             return got
-    m, matched, stop = match(events, mapping, cls, run_events, props, deadline, stop_on_violation=False,
-                             upto=upto, keep=True)
+    m, matched, stop = work.match(events, mapping, cls, run_events, props, deadline, stop_on_violation=False,
+                                  upto=upto, keep=True)
     if stop is not None:
         return None
     return _judge(asserted, ((f, what) for c in m.cands[:20] for f, what in _forced(m, c, events, upto, index)))

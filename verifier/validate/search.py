@@ -89,7 +89,7 @@ class Cand:
 
 class Matcher:
     def __init__(self, world, props, mapping: dict, run_events: bool, deadline: float, keep_origins: bool, events,
-                 max_depth: int = 6, max_states: int = 20000, max_candidates: int = 512):
+                 max_depth: int = 6, max_states: int = 20000, max_candidates: int = 512, max_steps: int | None = None):
         self.props = props
         self.events = events
         self.asserted = {p.name for p in props if p.asserted}
@@ -98,6 +98,7 @@ class Matcher:
         self.deadline = deadline
         self.keep = keep_origins
         self.max_depth, self.max_states, self.max_candidates = max_depth, max_states, max_candidates
+        self.max_steps = max_steps           # model steps in all (a diagnosis's work budget), or None
         self.table = load_all()
         self.internal = [n for n, a in self.table.items() if a.actor in INTERNAL_ACTORS
                          and (run_events or n not in SILENT)]
@@ -112,6 +113,8 @@ class Matcher:
     def _step(self, cand: Cand, name: str, args: dict, refs=None, in_place=False) -> Cand:
         """The candidate after one model step (on a clone unless `in_place`), its emissions queued
         and the catalogue checked."""
+        if self.max_steps is not None and self.steps >= self.max_steps:
+            raise Stop("undetermined", f"the work budget of {self.max_steps} model steps was spent")
         w = cand.world if in_place else clone(cand.world)
         if refs is None:
             step = w.apply(name, args, check=False)
