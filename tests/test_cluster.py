@@ -221,7 +221,7 @@ def test_swarm_stores_its_counterexamples_in_redis_and_they_replay(cluster, redi
     from verifier.writers import itf
     from verifier.cli import swarm_store as store
     from verifier.writers.reproduce import reproduce
-    got = taskmodel("swarm", "--variant", "detach-on-disconnect", "--searches", "2", "--examples", "200", "--cluster", cluster[0],
+    got = taskmodel("swarm", "--variant", "detach-on-disconnect", "--searches", "2", "--examples", "200", "--states", "2000", "--cluster", cluster[0],
                     "--redis", redis_url, "--out", str(tmp_path / "one"), "--json")
     assert got.returncode == 1, got.stderr                    # refuted, as check says it
     import jsonschema
@@ -300,7 +300,7 @@ def test_an_address_that_is_not_one_is_refused(command):
 
 def test_without_ray_or_redis_the_swarm_says_so_and_runs_locally(tmp_path):
     # Ray made unimportable in the command's process: it says so in one line and runs locally.
-    argv = ["swarm", "--variant", "detach-on-disconnect", "--searches", "2", "--examples", "200", "--cluster", "auto", "--out", str(tmp_path),
+    argv = ["swarm", "--variant", "detach-on-disconnect", "--searches", "2", "--examples", "200", "--states", "2000", "--cluster", "auto", "--out", str(tmp_path),
             "--no-counterexamples"]
     code = f"import sys; sys.modules['ray'] = None; from verifier.cli import main; sys.exit(main({argv!r}))"
     got = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**ENV, "TASKMODEL_REDIS": ""},
