@@ -256,19 +256,13 @@ def _told(make_world, trace) -> list[tuple[str, list[str]]]:
 
 def _check_limits(args) -> None:
     """Refuse what cannot be a meaningful bound: zero, negative, NaN, infinite or absurd values."""
-    import math
-    day = 86_400.0
-    for flag, value, low, high in (("--budget", args.budget, 0.0, day), ("--timeout", args.timeout, 0.0, day),
-                                   ("--step-timeout", args.step_timeout, 0.0, 3600.0)):
-        if not math.isfinite(value) or not low < value <= high:
-            raise UsageError(f"taskmodel: {flag} must be a number of seconds above 0 and at most {high:g}, not {value:g}")
-    for flag, value, high in (("--steps", args.steps, 1_000), ("--depth", args.depth, 1_000), ("--jobs", args.jobs, 256),
-                              ("--examples", args.examples, 10_000_000), ("--max-states", args.max_states, 10 ** 9),
-                              ("--rlimit", args.rlimit, 10 ** 12)):
-        if value is None and flag in ("--depth", "--examples", "--max-states", "--rlimit"):
-            continue
-        if not 1 <= value <= high:
-            raise UsageError(f"taskmodel: {flag} must be a whole number from 1 to {high}, not {value}")
+    from verifier.cli.preflight import DAY, seconds, whole_numbers
+    seconds(("--budget", args.budget, DAY), ("--timeout", args.timeout, DAY), ("--step-timeout", args.step_timeout, 3600.0))
+    whole_numbers(*((flag, value, high) for flag, value, high in (
+        ("--steps", args.steps, 1_000), ("--depth", args.depth, 1_000), ("--jobs", args.jobs, 256),
+        ("--examples", args.examples, 10_000_000), ("--max-states", args.max_states, 10 ** 9),
+        ("--rlimit", args.rlimit, 10 ** 12))
+        if value is not None or flag not in ("--depth", "--examples", "--max-states", "--rlimit")))
 
 
 class Heartbeat:

@@ -15,9 +15,24 @@ MAX_JOBS = 256
 
 
 def preflight(args) -> None:
-    check = {"check": _check, "swarm": _outputs, "gate": _gate}.get(args.command)
+    check = {"check": _check, "swarm": _swarm, "gate": _gate}.get(args.command)
     if check is not None:
         check(args)
+
+
+def whole_numbers(*limits) -> None:
+    """Refuse each (flag, value, highest) whose value is not a whole number from 1 to highest."""
+    for flag, value, high in limits:
+        if not 1 <= value <= high:
+            raise UsageError(f"taskmodel: {flag} must be a whole number from 1 to {high}, not {value}")
+
+
+def seconds(*limits) -> None:
+    """Refuse each (flag, value, highest) whose value is not a number of seconds in (0, highest]."""
+    for flag, value, high in limits:
+        if not math.isfinite(value) or not 0 < value <= high:
+            raise UsageError(f"taskmodel: {flag} must be a number of seconds above 0 and at most {high:g}, "
+                             f"not {value:g}")
 
 
 def _outputs(args) -> None:
@@ -37,12 +52,17 @@ def _check(args) -> None:
             raise UsageError(f"taskmodel: --scope: {e}") from None
 
 
+def _swarm(args) -> None:
+    _outputs(args)
+    seconds(("--budget", args.budget, DAY))
+    whole_numbers(("--jobs", args.jobs, MAX_JOBS), ("--searches", args.searches, 10_000),
+                  ("--examples", args.examples, 10_000_000), ("--states", args.states, 100_000_000))
+
+
 def _gate(args) -> None:
-    if not 1 <= args.jobs <= MAX_JOBS:
-        raise UsageError(f"taskmodel: --jobs must be a whole number from 1 to {MAX_JOBS}, not {args.jobs}")
-    if args.budget is not None and (not math.isfinite(args.budget) or not 0 < args.budget <= DAY):
-        raise UsageError(f"taskmodel: --budget must be a number of seconds above 0 and at most {DAY:g}, "
-                         f"not {args.budget:g}")
+    whole_numbers(("--jobs", args.jobs, MAX_JOBS))
+    if args.budget is not None:
+        seconds(("--budget", args.budget, DAY))
     if args.only is not None and not args.only:
         raise UsageError("taskmodel: --only needs at least one variant name")
     if args.record or args.write:

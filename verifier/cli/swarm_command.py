@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import json
-import math
 from pathlib import Path
 
 from rich.console import Console
@@ -16,7 +15,6 @@ from verifier.cli import swarm_store as store
 from verifier.cli.commands import counterexample_folders, print_result
 from verifier.engines.cluster import open_pool
 from verifier.engines.cluster.swarm import Found, distinct, plan, result_of, run_job, shrink_one
-from verifier.runtime.exitcodes import UsageError
 from verifier.runtime.files import write_atomic
 from verifier.runtime.results import SCHEMA_VERSION, exit_code, expectations, result_json, tool_version
 from verifier.runtime.worlds import portable_spec, resolve_variant
@@ -26,16 +24,8 @@ from verifier.writers.reproduce import replay_recorded
 
 
 def run_swarm(args) -> int:
-    """`taskmodel swarm`: plan, search on the pool, shrink, replay, store; exit codes as for check."""
-    if not math.isfinite(args.budget) or not 0 < args.budget <= 86_400:
-        raise UsageError(f"taskmodel: --budget must be a number of seconds above 0 and at most 86400, "
-                         f"not {args.budget:g}")
-    if not 1 <= args.jobs <= 256:
-        raise UsageError(f"taskmodel: --jobs must be a whole number from 1 to 256, not {args.jobs}")
-    for flag, value, most in (("--searches", args.searches, 10_000), ("--examples", args.examples, 10_000_000),
-                              ("--states", args.states, 100_000_000)):
-        if not 1 <= value <= most:
-            raise UsageError(f"taskmodel: {flag} must be a whole number from 1 to {most}, not {value}")
+    """`taskmodel swarm`: plan, search on the pool, shrink, replay, store; exit codes as for check
+    (its flags are refused, when they must be, by `verifier.cli.preflight`)."""
     variant = resolve_variant(args.variant)
     name = getattr(variant, "name", "baseline")
     spec = "baseline" if args.variant in (None, "baseline") else portable_spec(args.variant)
