@@ -244,3 +244,30 @@ def test_the_gate_starts_a_variant_once_its_graphs_are_stored(monkeypatch):
     at = {e: i for i, e in enumerate(log)}
     assert at[("explored", "a")] > at[("built", "host")]
     assert at[("explored", "b")] > max(at[("built", "host")], at[("built", "composed")])
+
+
+def _memory(fires: bool):
+    """A witness that remembers, in `world.facts`, every action taken so far, and is reached at the
+    first `respond` when `fires`: a property whose check keeps state, and closes early."""
+    from properties.base import Property
+
+    def check(world, step):
+        world.facts["TST-1"] = world.facts.get("TST-1", frozenset()) | {step.action}
+        return f"{step.action} reached" if fires and step.action == "respond" else None
+    return Property("remembers-actions", ("TST-1",), "witness", "test", "remembers", check)
+
+
+def test_the_states_searched_do_not_depend_on_when_a_property_closed():
+    """A closed property is still checked, unheard: had its memory stopped growing when it closed,
+    the search would reach states the stored graph (built with every property open) lacks."""
+    from model.world import World
+    from properties.base import Property
+    from verifier.engines.bfs.search import search
+    sc = scopes.parse("host-small,max_interrupts=0,retry_reserve=0")
+    make = lambda: World(sc.params())       # noqa: E731
+    holds = Property("holds", ("TST-2",), "invariant", "test", "holds", lambda world, step: None)  # keeps it going
+    closes = search(make, [_memory(True), holds], sc, want_graph=False)
+    stays_open = search(make, [_memory(False), holds], sc, want_graph=False)
+    assert "remembers-actions" in closes.found and closes.complete and stays_open.complete
+    assert (closes.distinct, closes.generated, closes.depth) == \
+        (stays_open.distinct, stays_open.generated, stays_open.depth)

@@ -4,17 +4,17 @@ The baseline's graph at a scope is built once per model version (`stored`): for 
 fingerprint, its encoding (`model.snapshot.encode`), the rules its move enumeration asked, and for
 each transition, in the search's move order, the move, the successor, the rules the transition asked
 (the step, `after_step`, the monitors and the property checks, which may ask rules too) and what the
-properties made of it: whose premise it reached, which failed, and whose check changed the monitor
-state. It is built with every property of the scope open (no property is closed at a violation) and
-the world's memo off, so that every rule a result depends on is asked, and recorded.
+properties made of it: whose premise it reached and which failed. It is built with every property of
+the scope open (no property is closed at a violation) and the world's memo off, so that every rule a
+result depends on is asked, and recorded. A search checks its closed properties all the same
+(`search.Checker`), so the successors do not depend on which properties a search has closed.
 
 An amendment that overrides rules only is then searched as `search.search` would, in the same order
 and with the same bookkeeping, but a transition whose stored record asked none of the overridden
 rules is taken from the store: the amendment's execution of it is the baseline's up to the first call
 of an overridden rule, and there was none. A transition is executed all the same when a property
-closed in this search changed the monitor state on it in the store (closed properties are no longer
-checked, so the successor differs), or when an open property failed on it (its message and
-bookkeeping come from the real checker). States the baseline never reached are expanded in full.
+still open in this search failed on it (its message and bookkeeping come from the real checker).
+States the baseline never reached are expanded in full.
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ from verifier.runtime import interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.worlds import make_world_for
 
-FORMAT = 2
+FORMAT = 3
 CACHE_ENV = "TASKMODEL_GRAPH_CACHE"
 ROOT = Path(__file__).resolve().parents[3]
 # The harness caches what `decode_task_ref` answered across states (`Harness._raw`), so the store
@@ -145,7 +145,7 @@ class Stored:
     info: list = field(default_factory=list)       # state -> fair.state_info (liveness) or None
     edges: list = field(default_factory=list)      # state -> [(name, args, successor, rules id, outcome id)]
     rulesets: list = field(default_factory=list)   # id -> frozenset of rule names
-    outcomes: list = field(default_factory=list)   # id -> (premised, failed, writers, forms)
+    outcomes: list = field(default_factory=list)   # id -> (premised, failed, forms)
     seconds: float = 0.0                           # to build
     index: dict = field(default_factory=dict, repr=False)   # fingerprint -> state (rebuilt on load)
 
@@ -163,14 +163,6 @@ class _Interner:
             got = self.ids[value] = len(self.table)
             self.table.append(value)
         return got
-
-
-def _changed_monitor_state(before: dict, after: dict) -> bool:
-    """Whether a check changed the monitor state (fact keys without a "."): values are copied on
-    write (`model.facts`), so an unchanged value is the same object."""
-    if before.keys() != after.keys():
-        return any("." not in k for k in before.keys() ^ after.keys())
-    return any(v is not before[k] and "." not in k and repr(v) != repr(before[k]) for k, v in after.items())
 
 
 def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
@@ -223,16 +215,12 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                                 todo = todo_by[key] = [e for e in entries if e[3].may_read(*key)]
                         else:
                             todo = entries
-                        premised, failed, writers = [], [], []
+                        premised, failed = [], []
                         for pname, pre, check, _ in todo:
-                            c.facts.fork()      # this world owns no value: a change makes a new one
-                            before = c.facts.plain()
                             if pre is not None and pre(c, step):
                                 premised.append(pname)
                             if check(c, step):
                                 failed.append(pname)
-                            if _changed_monitor_state(before, c.facts.plain()):
-                                writers.append(pname)
                         f = fingerprint(c, rename)
                         sid = st.index.get(f)
                         if sid is None:
@@ -242,8 +230,7 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                             if sid >= MAX_STATES:
                                 raise TooLarge(f"the baseline's graph at {scope.name} has more than {MAX_STATES} states")
                         edges.append((name, args, sid, ruleset(frozenset(_ASKED)),
-                                      outcome((frozenset(premised), frozenset(failed), frozenset(writers),
-                                               tuple(step.forms)))))
+                                      outcome((frozenset(premised), frozenset(failed), tuple(step.forms)))))
                 st.edges.append(edges)
             frontier = nxt
     packer.close()
@@ -414,14 +401,12 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     here = ["the enabled moves", None]
     fps, edges_of, rulesets, outcomes = st.fps, st.edges, st.rulesets, st.outcomes
     clean_rules = [not (r & over) for r in rulesets]
-    openness: list = [None, None, None]     # (checker.open it was made for, open names, closed names)
-    all_names = frozenset(p.name for p in safety)
+    openness: list = [None, None]     # (checker.open it was made for, its names)
 
-    def open_closed():
+    def open_names():
         if openness[0] is not checker.open:
-            opened = frozenset(x[0] for x in checker.open)
-            openness[:] = [checker.open, opened, all_names - opened]
-        return openness[1], openness[2]
+            openness[:] = [checker.open, frozenset(x[0] for x in checker.open)]
+        return openness[1]
 
     def executed(w, name, args, sid, stored_edge):
         """A transition taken on a clone, as `search.successors` takes it: (successor, fingerprint)."""
@@ -435,7 +420,7 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
             s.forms[f] = s.forms.get(f, 0) + 1
         for m in monitors:
             m(c, step)
-        if checker.open:
+        if checker.entries:
             checker.check(c, step, sid, name, args)
         f = fingerprint(c, rename)
         work.executed += 1
@@ -477,9 +462,9 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                             for name, args, succ, rid, oid in moves:
                                 reuse = succ is not None and clean_rules[rid]
                                 if reuse:
-                                    premised, failed, writers, forms = outcomes[oid]
-                                    opened, closed = open_closed()
-                                    reuse = not (writers & closed) and not (failed & opened)
+                                    premised, failed, forms = outcomes[oid]
+                                    opened = open_names()
+                                    reuse = not (failed & opened)
                                 if reuse:
                                     s.generated += 1
                                     s.actions[name] = s.actions.get(name, 0) + 1

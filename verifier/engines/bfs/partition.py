@@ -3,7 +3,7 @@
 Level-synchronous. The frontier of a level is split by fingerprint into shards; `pool.map`
 expands each shard in a worker (`expand_shard`: a top-level function whose arguments are plain
 data, so a Ray pool can run it as a task), which rebuilds each state from its compact encoding
-(`model.snapshot.encode`), takes every enabled move, checks every open property, and returns the
+(`model.snapshot.encode`), takes every enabled move, checks every property (a closed one unheard), and returns the
 successors with their fingerprints, the violations, premise counts, faults and what liveness needs
 of the state. The coordinator keeps the seen set and merges the shards' answers in the order the
 single-process search visits them (frontier order, then move order), so it gives the same search:
@@ -195,7 +195,8 @@ class _ShardChecker(bfs.Checker):
     its cut-off (the position of its first violation in the level, found by another pass)."""
 
     def __init__(self, safety, open_names, cutoffs):
-        super().__init__([p for p in safety if p.name in open_names], None)
+        super().__init__(safety, None)
+        self.reopen([x for x in self.entries if x[0] in open_names])
         self.cutoffs = cutoffs
         self.pos = 0
 
@@ -203,8 +204,6 @@ class _ShardChecker(bfs.Checker):
         at = (self.pos, self.s.generated - 1)
         if self.cutoffs and any(at > self.cutoffs.get(n, at) for n, _, _ in self.open):
             self.reopen([x for x in self.open if at <= self.cutoffs.get(x[0], at)])
-            if not self.open:
-                return
         found = self.s.found
         before = len(found)
         super().check(world, step, sid, name, args)

@@ -226,7 +226,7 @@ def successors(w, enabled, monitors, checker, rename, here, sid, counts):
                 forms[f] = forms.get(f, 0) + 1
             for m in monitors:
                 m(c, step)
-            if checker.open:
+            if checker.entries:
                 checker.check(c, step, sid, name, args)
             yield name, args, c, fingerprint(c, rename)
 
@@ -246,13 +246,15 @@ class _Stop(Exception):
 
 
 class Checker:
-    """The open properties of a search, checked on each transition; the first violation of each is
-    kept (`Search.found`) and closes it.
+    """The properties of a search, checked on each transition; the first violation of each is kept
+    (`Search.found`) and closes it. A closed property is still checked, its answers unheard: a check
+    may keep memory in `world.facts`, which is state, so the states a search reaches do not depend on
+    when a property closed (and an amendment's search can take the baseline's stored successors).
 
     `guards`: "on" skips, past a behaviour's first step, a property that declares what of a step it
     reads (`properties.base.FACETS`, `Property.reads`) at a step that touched none of it, which the
-    declaration says would find nothing and change nothing; "off" checks every open property at
-    every step; "verify" skips nothing and raises at any step where a property it would skip finds
+    declaration says would find nothing and change nothing; "off" checks every property at every
+    step; "verify" skips nothing and raises at any step where a property it would skip finds
     something, reaches its premise or changes the world (a false declaration)."""
 
     def __init__(self, safety, s: Search, guards: str = "on"):
@@ -261,12 +263,14 @@ class Checker:
         self.s = s
         self.guards = guards
         self.props = {p.name: p for p in safety}
-        self.reopen([(p.name, p.premise, p.check) for p in safety])
+        self.entries = [(p.name, p.premise, p.check) for p in safety]
+        self._todo: dict = {}      # (facets, action) -> the entries such a step may concern
+        self.reopen(self.entries)
 
     def reopen(self, entries) -> None:
         """The open properties are now `entries` [(name, premise, check)], in the catalogue's order."""
         self.open = entries
-        self._todo: dict = {}      # (facets, action) -> the open entries such a step may concern
+        self.closed = {x[0] for x in self.entries} - {x[0] for x in entries}
 
     def check(self, world, step, sid, name, args):
         s = self.s
@@ -275,24 +279,27 @@ class Checker:
             todo = self._todo.get(key)
             if todo is None:
                 props = self.props
-                todo = self._todo[key] = [x for x in self.open if props[x[0]].may_read(*key)]
+                todo = self._todo[key] = [x for x in self.entries if props[x[0]].may_read(*key)]
         elif self.guards == "verify" and world.depth > 1:
             todo = self._verified(world, step, name)
         else:
-            todo = self.open
-        premise, closed = s.premise, False
+            todo = self.entries
+        premise, closed, shut = s.premise, self.closed, False
         for pname, pre, check in todo:
             try:
-                if pre is not None and pre(world, step):
-                    premise[pname] = premise.get(pname, 0) + 1
+                reached = pre is not None and pre(world, step)
                 msg = check(world, step)
             except Exception as e:
                 raise CheckFault(pname, e) from None
+            if pname in closed:
+                continue
+            if reached:
+                premise[pname] = premise.get(pname, 0) + 1
             if msg:
                 s.found[pname] = Found(msg, sid, (name, dict(args)), time.monotonic() - s.started)
                 s.checks[pname] = s.generated
-                closed = True
-        if closed:
+                shut = True
+        if shut:
             self.reopen([x for x in self.open if x[0] not in s.found])
 
     def _verified(self, world, step, name):
@@ -303,7 +310,7 @@ class Checker:
         from model.snapshot import state_tuple
         facets = step_facets(world, step)
         out, group, before = [], [], None
-        for entry in self.open + [None]:
+        for entry in self.entries + [None]:
             if entry is not None and not self.props[entry[0]].may_read(facets, name):
                 pname, pre, check = entry
                 if before is None:
