@@ -97,7 +97,7 @@ def _unpaid(world, prop) -> bool:
 
 
 class _NoChecks:
-    open = ()
+    entries = ()
 
 
 def _stem_search(make_world, prop, scope, depth: int, max_states: int) -> tuple[list | None, Search]:
