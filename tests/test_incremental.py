@@ -271,3 +271,11 @@ def test_the_states_searched_do_not_depend_on_when_a_property_closed():
     assert "remembers-actions" in closes.found and closes.complete and stays_open.complete
     assert (closes.distinct, closes.generated, closes.depth) == \
         (stays_open.distinct, stays_open.generated, stays_open.depth)
+
+
+def test_the_baseline_is_taken_from_its_own_stored_graph(folder):
+    """The graph is the baseline's own search: nothing is executed but the transitions where a
+    property still open failed (its message comes from the real checker)."""
+    s = _same(None, scopes.DEFAULT_HOST, folder)
+    assert s.how.startswith("incremental from the stored baseline graph (")
+    assert 0 < s.work.executed < s.generated / 100

@@ -118,7 +118,9 @@ def _recording(cls, names, prefix: str = ""):
 
 
 def overridden(variant) -> frozenset:
-    """The rules (harness rules as `harness.NAME`) a variant replaces."""
+    """The rules (harness rules as `harness.NAME`) a variant replaces (none: the baseline)."""
+    if variant is None:
+        return frozenset()
     out = {n for n, f in _methods(Rules).items() if getattr(variant, n) is not f}
     hr = getattr(variant, "harness_rules", None)
     if hr is not None:
@@ -346,9 +348,8 @@ _LOADED: dict = {}      # path -> (its mtime, the graph): a process searching se
 
 # ---- the incremental search -----------------------------------------------------------------------
 def scratch_reason(variant, scope, rename: bool) -> str | None:
-    """Why this amendment at this scope is searched from scratch (None: it can be incremental)."""
-    if variant is None:
-        return "the baseline itself"
+    """Why this amendment (None: the baseline) at this scope is searched from scratch (None: it can be
+    incremental; the baseline's own search takes everything from the store)."""
     if getattr(variant, "params", None):
         return "the amendment changes params"
     if getattr(variant, "lifecycle_extra", ()):
@@ -357,8 +358,6 @@ def scratch_reason(variant, scope, rename: bool) -> str | None:
         return "the scope is bounded by depth"
     if scope.renames(rename, scope.params()):
         return "the scope renames request ids"
-    if not overridden(variant):
-        return "the amendment overrides no rule"
     if scope.composed and overridden(variant) & UNRECORDED:
         return "the amendment overrides decode_task_ref, which the harness caches across states"
     return None
@@ -551,10 +550,11 @@ def judged(variant, scope, props, rename, seconds, max_states, max_depth, progre
         return s, verdicts, counts
     over = overridden(variant)
     recorder, searched = None, variant
-    if shadow:
+    if shadow and variant is not None:
         from verifier.runtime.shadow import instrument
         searched, recorder = instrument(variant)
-    searched = _recording(searched, [n for n in over if not n.startswith("harness.")])
+    if variant is not None:
+        searched = _recording(searched, [n for n in over if not n.startswith("harness.")])
     client = [n[len("harness."):] for n in over if n.startswith("harness.")]
     if client:
         searched = type(searched.__name__, (searched,), {
