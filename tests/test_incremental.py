@@ -279,3 +279,24 @@ def test_the_baseline_is_taken_from_its_own_stored_graph(folder):
     s = _same(None, scopes.DEFAULT_HOST, folder)
     assert s.how.startswith("incremental from the stored baseline graph (")
     assert 0 < s.work.executed < s.generated / 100
+
+
+def test_a_graph_stored_in_part_gives_the_search_from_scratch(tmp_path, monkeypatch):
+    """Past `MAX_STATES` the graph is stored with its later states unexpanded: a search expands
+    those in full, and still equals the search from scratch; an override asked only there cannot
+    be compared with the baseline, so it is not called unexercised."""
+    monkeypatch.setattr(incremental, "MAX_STATES", 3000)
+    sc, ps = _group(scopes.DEFAULT_HOST)
+    st = incremental.stored(sc, ps, True, tmp_path)
+    assert 3000 <= len(st.fps) and st.expanded < len(st.fps) == len(st.codes)
+    for name in ("always-task", "cancelled-after-task-disconnect", "drop-every-request"):
+        got = _same(builtins()[name], scopes.DEFAULT_HOST, tmp_path)
+        assert got.how.startswith("incremental from the stored baseline graph (")
+
+    class SuperOnly(Amendment):
+        name = "super-only-not-found"
+
+        def not_found(self, *args, **kw):
+            return super().not_found(*args, **kw)
+    got = _same(SuperOnly, scopes.DEFAULT_HOST, tmp_path)
+    assert got.work.unknown["not_found"] > 0 and "not_found" not in incremental.unexercised(got)

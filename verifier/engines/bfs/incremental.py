@@ -43,19 +43,16 @@ from verifier.runtime import interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.worlds import make_world_for
 
-FORMAT = 3
+FORMAT = 4
 CACHE_ENV = "TASKMODEL_GRAPH_CACHE"
 ROOT = Path(__file__).resolve().parents[3]
 # The harness caches what `decode_task_ref` answered across states (`Harness._raw`), so the store
 # cannot tell which transitions depend on it.
 UNRECORDED = frozenset({"decode_task_ref"})
-# A graph larger than this is not stored (a scope given on the command line may be far larger than
-# the default ones, whose largest, composed-small, has about 212,000 states).
+# A graph is stored up to about this many states (composed-small, the largest default scope, has about
+# 212,000): past it, the states are stored unexpanded, and a search expands them in full. The E2E home
+# (1.5 million states with no property) is stored partly: its searches settle far sooner.
 MAX_STATES = 400_000
-
-
-class TooLarge(Exception):
-    """The baseline's graph at a scope is too large to store."""
 
 
 class NotBuilt(Exception):
@@ -143,9 +140,10 @@ class Stored:
     fps: list = field(default_factory=list)        # state -> fingerprint
     codes: list = field(default_factory=list)      # state -> encode(world), compressed over `zdict`
     zdict: bytes = b""                             # encodings of early states: later ones share most of it
-    asked: list = field(default_factory=list)      # state -> id of the rules its enumeration asked
-    info: list = field(default_factory=list)       # state -> fair.state_info (liveness) or None
-    edges: list = field(default_factory=list)      # state -> [(name, args, successor, rules id, outcome id)]
+    expanded: int = 0                              # states 0 .. expanded-1 have moves; the rest are stored unexpanded
+    asked: list = field(default_factory=list)      # expanded state -> id of the rules its enumeration asked
+    info: list = field(default_factory=list)       # expanded state -> fair.state_info (liveness) or None
+    edges: list = field(default_factory=list)      # expanded state -> [(name, args, successor, rules id, outcome id)]
     rulesets: list = field(default_factory=list)   # id -> frozenset of rule names
     outcomes: list = field(default_factory=list)   # id -> (premised, failed, forms)
     seconds: float = 0.0                           # to build
@@ -168,7 +166,8 @@ class _Interner:
 
 
 def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
-    """The baseline's whole graph at `scope` (complete: the scope must bound it), every property open;
+    """The baseline's graph at `scope` (the scope must bound it), every property open: whole, or, past
+    `MAX_STATES`, its first states in search order expanded and the others stored unexpanded;
     `NotBuilt` past the monotonic `deadline` (the check's cap: the graph is part of its work)."""
     started = time.monotonic()
     rename = scope.renames(rename, scope.params())
@@ -193,7 +192,12 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
     with quiet_gc():
         while frontier:
             nxt = []
-            for w in frontier:
+            for i, w in enumerate(frontier):
+                if len(st.fps) >= MAX_STATES:       # the rest, in state order, stored unexpanded
+                    for u in frontier[i:] + nxt:
+                        packer.add(encode(u))
+                    frontier, nxt = [], []
+                    break
                 interrupt.check()
                 if deadline is not None and time.monotonic() > deadline:
                     raise NotBuilt(f"the baseline's graph at {scope.name} was not built within the cap")
@@ -229,13 +233,12 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                             sid = st.index[f] = len(st.fps)
                             st.fps.append(f)
                             nxt.append(c)
-                            if sid >= MAX_STATES:
-                                raise TooLarge(f"the baseline's graph at {scope.name} has more than {MAX_STATES} states")
                         edges.append((name, args, sid, ruleset(frozenset(_ASKED)),
                                       outcome((frozenset(premised), frozenset(failed), tuple(step.forms)))))
                 st.edges.append(edges)
             frontier = nxt
     packer.close()
+    st.expanded = len(st.edges)
     st.seconds = time.monotonic() - started
     return st
 
@@ -318,17 +321,10 @@ def _load_or_build(scope, props, rename, key, folder, path, not_built, deadline)
             st = None
         if st is not None:
             st.index = {f: i for i, f in enumerate(st.fps)}
-    too_large = path.with_suffix(".too-large")
-    if st is None and too_large.is_file():
-        raise TooLarge(too_large.read_text())
     if st is None and not_built is not None:
         raise NotBuilt(f"no stored graph of the baseline at {scope.name}; {not_built}")
     if st is None:
-        try:
-            st = build(scope, props, rename, deadline)
-        except TooLarge as e:       # remembered: the next check does not try again
-            too_large.write_text(str(e))
-            raise
+        st = build(scope, props, rename, deadline)
         index, st.index = st.index, {}
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         with quiet_gc(), open(tmp, "wb") as fh:
@@ -336,7 +332,7 @@ def _load_or_build(scope, props, rename, key, folder, path, not_built, deadline)
         os.replace(tmp, path)
         st.index = index
         for old in folder.glob(f"{key.split('-')[0]}-*"):    # the same scope's graphs of other model code
-            if old.suffix in (".pickle", ".too-large", ".lock") and old.stem != path.stem:
+            if old.suffix in (".pickle", ".lock") and old.stem != path.stem:
                 old.unlink(missing_ok=True)
     _LOADED.clear()             # one graph at a time: they are large
     _LOADED[path] = (path.stat().st_mtime_ns, st)
@@ -370,6 +366,7 @@ class Work:
     enumerated: int = 0               # states whose moves were enumerated
     asked: dict = field(default_factory=dict)      # overridden rule -> executed transitions that asked it
     differed: dict = field(default_factory=dict)   # overridden rule -> of those, successors unlike the store's
+    unknown: dict = field(default_factory=dict)    # overridden rule -> asked at states stored unexpanded
 
 
 def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool = False,
@@ -388,7 +385,8 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     checker = Checker(safety, s, "on")
     monitors = [p.monitor for p in live if p.monitor is not None]
     dog = watchdog.current()
-    work = Work(asked={r: 0 for r in sorted(over)}, differed={r: 0 for r in sorted(over)})
+    work = Work(asked={r: 0 for r in sorted(over)}, differed={r: 0 for r in sorted(over)},
+                unknown={r: 0 for r in sorted(over)})
     w0 = make_world()           # also the template stored states are rebuilt over
     f0 = fingerprint(w0, rename)
     seen = {f0: 0}
@@ -398,7 +396,7 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     frontier = [(0, w0, st.index.get(f0))]
     last_report = started
     here = ["the enabled moves", None]
-    fps, edges_of, rulesets, outcomes = st.fps, st.edges, st.rulesets, st.outcomes
+    fps, edges_of, rulesets, outcomes, expanded = st.fps, st.edges, st.rulesets, st.outcomes, st.expanded
     clean_rules = [not (r & over) for r in rulesets]
     openness: list = [None, None]     # (checker.open it was made for, its names)
 
@@ -407,8 +405,9 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
             openness[:] = [checker.open, frozenset(x[0] for x in checker.open)]
         return openness[1]
 
-    def executed(w, name, args, sid, stored_edge):
-        """A transition taken on a clone, as `search.successors` takes it: (successor, fingerprint)."""
+    def executed(w, name, args, sid, stored_edge, unexpanded: bool):
+        """A transition taken on a clone, as `search.successors` takes it: (successor, fingerprint);
+        `unexpanded`: from a state the store holds without its moves (nothing to compare with)."""
         here[0], here[1] = name, args
         _ASKED.clear()
         c = clone(w)
@@ -427,6 +426,8 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
             work.asked[r] += 1
             if stored_edge is not None and fps[stored_edge[2]] != f:
                 work.differed[r] += 1
+            if unexpanded:
+                work.unknown[r] += 1
         return c, f
 
     try:
@@ -438,7 +439,8 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                     out_edges = [] if graph is not None else None
                     try:
                         with dog.bounded():
-                            if g is not None and clean_rules[st.asked[g]]:
+                            has_moves = g is not None and g < expanded
+                            if has_moves and clean_rules[st.asked[g]]:
                                 moves = edges_of[g]
                                 if graph is not None:
                                     graph.add_state(sid, st.info[g])
@@ -452,10 +454,12 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                 work.enumerated += 1
                                 for r in _ASKED:
                                     work.asked[r] += 1
-                                known = {} if g is None else {_move(e[0], e[1]): e for e in edges_of[g]}
+                                    if g is not None and not has_moves:
+                                        work.unknown[r] += 1
+                                known = {_move(e[0], e[1]): e for e in edges_of[g]} if has_moves else {}
                                 moves = [known.get(_move(n, a)) or (n, a, None, None, None)
                                          for n, ms in enabled.items() for a in ms]
-                                if g is not None and (len(moves) != len(known) or any(m[2] is None for m in moves)):
+                                if has_moves and (len(moves) != len(known) or any(m[2] is None for m in moves)):
                                     for r in _ASKED:       # the moves themselves differ from the baseline's
                                         work.differed[r] += 1
                             for name, args, succ, rid, oid in moves:
@@ -476,7 +480,8 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                 else:
                                     if w is None:
                                         w = _decoded(st, g, w0, s.depth)
-                                    c, f = executed(w, name, args, sid, (name, args, succ) if succ is not None else None)
+                                    c, f = executed(w, name, args, sid, (name, args, succ) if succ is not None else None,
+                                                    g is not None and not has_moves)
                                     cg = st.index.get(f)
                                 cid = seen.get(f)
                                 if cid is None:
@@ -543,7 +548,7 @@ def judged(variant, scope, props, rename, seconds, max_states, max_depth, progre
         st = stored(scope, props, rename, folder, deadline=until, not_built=(
             "a search bounded by work does not build one" if max_states is not None or max_depth is not None
             else no_build))
-    except (TooLarge, NotBuilt) as e:
+    except NotBuilt as e:
         s, verdicts, counts = _judged(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states,
                                       max_depth, progress, shadow)
         s.how = f"from scratch: {e}"
@@ -578,8 +583,9 @@ def judged(variant, scope, props, rename, seconds, max_states, max_depth, progre
 
 def unexercised(s: Search) -> list[str]:
     """At a complete incremental search: the overrides never asked on an executed transition, or
-    whose every executed transition led where the baseline's did."""
+    whose every executed transition led where the baseline's did (and none was asked where the store
+    holds no baseline moves to compare with)."""
     work = getattr(s, "work", None)
     if work is None or not s.complete:
         return []
-    return [r for r in work.asked if not work.asked[r] or not work.differed[r]]
+    return [r for r in work.asked if not work.asked[r] or not (work.differed[r] or work.unknown[r])]
