@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from verifier.runtime import scopes
 from verifier.runtime.exitcodes import UsageError
 
 
@@ -50,13 +51,13 @@ def search_one(v, settings: dict, only: str | None = None) -> dict:
     recorded under the scope's spec (`only`: at the scope of that name alone)."""
     from verifier.engines.bfs import incremental, search as bfs
     out = {}
-    plan = search_plan(v, settings)
-    for i, (scope, props) in enumerate(plan):
+    for scope, props in search_plan(v, settings):
         if only is not None and scope.name != only:
             continue
         # the default scopes from the baseline's stored graph, built by `graph_jobs` before this search
-        # starts (never within its cap); an own scope's search is one variant's, which a graph would not repay
-        if settings.get("incremental") and i < _defaults(v):
+        # starts (never within its cap); a home's or an own scope's search is one variant's (the
+        # baseline's, or one variant's few properties), which building a graph would not repay
+        if settings.get("incremental") and scope.name in scopes.DEFAULTS:
             s, verdicts, _ = incremental.judged(v, scope, props, True, settings["bfs_budget_cap"], None, None,
                                                 None, no_build="the gate's graph job did not store one")
         else:
@@ -71,22 +72,16 @@ def search_one(v, settings: dict, only: str | None = None) -> dict:
     return out
 
 
-def _defaults(v) -> int:
-    """How many of `search_plan`'s scopes are the default ones: host-small, and composed-small for a
-    client variant."""
-    return 1 + (getattr(v, "harness_rules", None) is not None)
-
-
 def graph_jobs(classes: dict, settings: dict) -> dict:
     """{store key: (scope, property names, the variants whose search uses it)} for the default scopes'
     stored graphs (`classes`, `settings`: by variant name)."""
     from verifier.engines.bfs import incremental
     out = {}
     for name, v in classes.items():
-        if v is None or not settings[name].get("bfs"):
+        if not settings[name].get("bfs"):
             continue
-        for scope, props in search_plan(v, settings[name])[:_defaults(v)]:
-            if incremental.scratch_reason(v, scope, True) is None:
+        for scope, props in search_plan(v, settings[name]):
+            if scope.name in scopes.DEFAULTS and incremental.scratch_reason(v, scope, True) is None:
                 key = incremental.store_key(scope, props, True)
                 out.setdefault(key, (scope, [p.name for p in props], []))[2].append(name)
     return out

@@ -79,6 +79,7 @@ SCOPES = {s.name: s for s in (
 )}
 
 DEFAULT_HOST, DEFAULT_COMPOSED = "host-small", "composed-small"
+DEFAULTS = (DEFAULT_HOST, DEFAULT_COMPOSED)
 
 # Without `--scope`, a host property is judged at host-small and a harness property at
 # composed-small, but a property whose premise those scopes never reach (it needs the clock, a
