@@ -398,12 +398,6 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     here = ["the enabled moves", None]
     fps, edges_of, rulesets, outcomes, expanded = st.fps, st.edges, st.rulesets, st.outcomes, st.expanded
     clean_rules = [not (r & over) for r in rulesets]
-    openness: list = [None, None]     # (checker.open it was made for, its names)
-
-    def open_names():
-        if openness[0] is not checker.open:
-            openness[:] = [checker.open, frozenset(x[0] for x in checker.open)]
-        return openness[1]
 
     def executed(w, name, args, sid, stored_edge, unexpanded: bool):
         """A transition taken on a clone, as `search.successors` takes it: (successor, fingerprint);
@@ -466,15 +460,14 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                 reuse = succ is not None and clean_rules[rid]
                                 if reuse:
                                     premised, failed, forms = outcomes[oid]
-                                    opened = open_names()
-                                    reuse = not (failed & opened)
+                                    reuse = failed <= checker.closed
                                 if reuse:
                                     s.generated += 1
                                     s.actions[name] = s.actions.get(name, 0) + 1
                                     for f in forms:
                                         s.forms[f] = s.forms.get(f, 0) + 1
                                     if checker.open:
-                                        for pname in premised & opened:
+                                        for pname in premised - checker.closed:
                                             s.premise[pname] = s.premise.get(pname, 0) + 1
                                     f, c, cg = fps[succ], None, succ
                                 else:
