@@ -300,3 +300,19 @@ def test_a_graph_stored_in_part_gives_the_search_from_scratch(tmp_path, monkeypa
             return super().not_found(*args, **kw)
     got = _same(SuperOnly, scopes.DEFAULT_HOST, tmp_path)
     assert got.work.unknown["not_found"] > 0 and "not_found" not in incremental.unexercised(got)
+
+
+def test_the_graph_of_a_search_that_settles_is_stored_as_far_as_it_went(tmp_path):
+    """Where every property is answered early, the baseline's search stops at that level, and so
+    does the build: the graph is stored that far (its next level unexpanded). The baseline's search
+    from it is the one from scratch, and so is an amendment's that must search further."""
+    sc = scopes.parse(scopes.DEFAULT_HOST)
+    ps = [load_catalogue()["finished-run-plain-result"]]        # a witness the baseline reaches in 4 steps
+    st = incremental.stored(sc, ps, True, tmp_path)
+    assert 0 < st.expanded < len(st.fps) < 5000       # of host-small's 16,687
+    for variant in (None, builtins()["always-task"], builtins()["drop-every-request"]):
+        scratch = _judged(variant, sc, ps, True, 600, None, None, None, True)
+        got = incremental.judged(variant, sc, ps, True, 600, None, None, None, True, folder=tmp_path)
+        assert _summary(got) == _summary(scratch)
+        assert got[0].how.startswith("incremental from the stored baseline graph (")
+    assert got[0].distinct > len(st.fps)       # drop-every-request never reaches it: searched on, in full

@@ -54,12 +54,14 @@ def search_one(v, settings: dict, only: str | None = None) -> dict:
     for scope, props in search_plan(v, settings):
         if only is not None and scope.name != only:
             continue
-        # the default scopes from the baseline's stored graph, built by `graph_jobs` before this search
-        # starts (never within its cap); a home's or an own scope's search is one variant's (the
-        # baseline's, or one variant's few properties), which building a graph would not repay
-        if settings.get("incremental") and scope.name in scopes.DEFAULTS:
+        # from the baseline's stored graph: at the default scopes, built by `graph_jobs` before this
+        # search starts (never within its cap); elsewhere, where one is stored (a bfs check of the
+        # baseline stores its homes'): a home's or an own scope's search is one variant's, which
+        # building a graph would not repay
+        if settings.get("incremental"):
             s, verdicts, _ = incremental.judged(v, scope, props, True, settings["bfs_budget_cap"], None, None,
-                                                None, no_build="the gate's graph job did not store one")
+                                                None, no_build="the gate's graph job did not store one"
+                                                if scope.name in scopes.DEFAULTS else "the gate builds none here")
         else:
             s, verdicts, _ = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
         out[scope.name] = {"distinct": s.distinct, "generated": s.generated, "depth": s.depth,

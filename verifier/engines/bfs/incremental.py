@@ -14,7 +14,9 @@ and with the same bookkeeping, but a transition whose stored record asked none o
 rules is taken from the store: the amendment's execution of it is the baseline's up to the first call
 of an overridden rule, and there was none. A transition is executed all the same when a property
 still open in this search failed on it (its message and bookkeeping come from the real checker).
-States the baseline never reached are expanded in full.
+States the baseline never reached are expanded in full. A state none of whose moves asked an
+overridden rule or failed a property still open is booked in one piece (`_summarise`): its moves'
+counts at once, its successors straight from the store.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ import os
 import pickle
 import time
 import zlib
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +46,7 @@ from verifier.runtime import interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.worlds import make_world_for
 
-FORMAT = 4
+FORMAT = 5
 CACHE_ENV = "TASKMODEL_GRAPH_CACHE"
 ROOT = Path(__file__).resolve().parents[3]
 # The harness caches what `decode_task_ref` answered across states (`Harness._raw`), so the store
@@ -146,6 +149,11 @@ class Stored:
     edges: list = field(default_factory=list)      # expanded state -> [(name, args, successor, rules id, outcome id)]
     rulesets: list = field(default_factory=list)   # id -> frozenset of rule names
     outcomes: list = field(default_factory=list)   # id -> (premised, failed, forms)
+    # per expanded state, what a search taking all of its moves from the store needs in one piece:
+    whole: list = field(default_factory=list)      # state -> rules id of every rule its enumeration and moves asked
+    failing: list = field(default_factory=list)    # state -> profile id of the properties failing on any of its moves
+    profile: list = field(default_factory=list)    # state -> profile id of its moves' counts (`_summarise`)
+    profiles: list = field(default_factory=list)   # id -> (moves, actions, forms, premised) or a frozenset
     seconds: float = 0.0                           # to build
     index: dict = field(default_factory=dict, repr=False)   # fingerprint -> state (rebuilt on load)
 
@@ -166,9 +174,11 @@ class _Interner:
 
 
 def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
-    """The baseline's graph at `scope` (the scope must bound it), every property open: whole, or, past
-    `MAX_STATES`, its first states in search order expanded and the others stored unexpanded;
-    `NotBuilt` past the monotonic `deadline` (the check's cap: the graph is part of its work)."""
+    """The baseline's graph at `scope` (the scope must bound it), every property open: whole, or its
+    first states in search order expanded and the others stored unexpanded, past `MAX_STATES` or at
+    the level where the baseline's own search stops, every property answered (`search.level_done`:
+    no search beyond it is the baseline's, and an amendment's goes on in full); `NotBuilt` past the
+    monotonic `deadline` (the check's cap: the graph is part of its work)."""
     started = time.monotonic()
     rename = scope.renames(rename, scope.params())
     st = Stored(store_key(scope, props, rename))
@@ -183,6 +193,7 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
     monitors = [p.monitor for p in live if p.monitor is not None]
     entries = [(p.name, p.premise, p.check, p) for p in safety]
     todo_by: dict = {}
+    answered: set = set()
     w0 = _Unmemoized(params, rules_cls(), harness=scope.composed, harness_rules=harness_cls)
     frontier = [w0]
     st.index[fingerprint(w0, rename)] = 0
@@ -227,6 +238,7 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                                 premised.append(pname)
                             if check(c, step):
                                 failed.append(pname)
+                                answered.add(pname)
                         f = fingerprint(c, rename)
                         sid = st.index.get(f)
                         if sid is None:
@@ -237,10 +249,38 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                                       outcome((frozenset(premised), frozenset(failed), tuple(step.forms)))))
                 st.edges.append(edges)
             frontier = nxt
+            if safety and not live and len(answered) == len(safety):     # the baseline's search settles here
+                for u in frontier:
+                    packer.add(encode(u))
+                break
     packer.close()
     st.expanded = len(st.edges)
+    _summarise(st, ruleset)
     st.seconds = time.monotonic() - started
     return st
+
+
+def _summarise(st: Stored, ruleset) -> None:
+    """Each expanded state's moves in one piece: the rules they asked in all, the properties failing
+    on any, and their counts (moves; transitions per action, per request form, per premise reached),
+    so that a search taking every move of a state from the store books them at once."""
+    profile = _Interner(st.profiles)
+    for g, edges in enumerate(st.edges):
+        rules, failing = set(st.rulesets[st.asked[g]]), set()
+        actions, forms, premised = {}, {}, {}
+        for name, _, _, rid, oid in edges:
+            rules |= st.rulesets[rid]
+            pre, failed, fs = st.outcomes[oid]
+            failing |= failed
+            actions[name] = actions.get(name, 0) + 1
+            for f in fs:
+                forms[f] = forms.get(f, 0) + 1
+            for p in pre:
+                premised[p] = premised.get(p, 0) + 1
+        st.whole.append(ruleset(frozenset(rules)))
+        st.failing.append(profile(frozenset(failing)))
+        st.profile.append(profile((len(edges), tuple(actions.items()), tuple(forms.items()),
+                                   tuple(sorted(premised.items())))))
 
 
 class _Packer:
@@ -282,9 +322,12 @@ def stored(scope, props, rename: bool, folder: Path | None = None, not_built: st
     key = store_key(scope, props, rename)
     folder = Path(folder) if folder is not None else cache_dir()
     path = folder / f"{key}.pickle"
-    got = _LOADED.get(path)
+    got = _LOADED.pop(path, None)
     if got is not None and path.is_file() and got[0] == path.stat().st_mtime_ns:
+        _LOADED[path] = got         # now the most recently used
         return got[1]
+    if not_built is not None and not path.is_file() and not path.with_suffix(".lock").is_file():
+        raise NotBuilt(f"no stored graph of the baseline at {scope.name}; {not_built}")     # and no builder
     folder.mkdir(parents=True, exist_ok=True)
     with _locked(path.with_suffix(".lock"), deadline, scope):     # one builder; the others wait, then load
         return _load_or_build(scope, props, rename, key, folder, path, not_built, deadline)
@@ -334,12 +377,17 @@ def _load_or_build(scope, props, rename, key, folder, path, not_built, deadline)
         for old in folder.glob(f"{key.split('-')[0]}-*"):    # the same scope's graphs of other model code
             if old.suffix in (".pickle", ".lock") and old.stem != path.stem:
                 old.unlink(missing_ok=True)
-    _LOADED.clear()             # one graph at a time: they are large
+    _LOADED.pop(path, None)
+    while len(_LOADED) >= KEEP:             # they are large: the least recently used goes
+        del _LOADED[next(iter(_LOADED))]
     _LOADED[path] = (path.stat().st_mtime_ns, st)
     return st
 
 
-_LOADED: dict = {}      # path -> (its mtime, the graph): a process searching several amendments loads once
+# path -> (its mtime, the graph), least recently used first: a process searching several amendments
+# loads each graph once, and a gate worker taking client variants keeps host-small's and composed-small's
+_LOADED: dict = {}
+KEEP = 2
 
 
 # ---- the incremental search -----------------------------------------------------------------------
@@ -389,15 +437,25 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                 unknown={r: 0 for r in sorted(over)})
     w0 = make_world()           # also the template stored states are rebuilt over
     f0 = fingerprint(w0, rename)
-    seen = {f0: 0}
+    # a state's id in this search: by its stored id where the store has it, else by its fingerprint
+    at = array("q", [-1]) * len(st.fps)
+    seen: dict = {}
+    g0 = st.index.get(f0)
+    if g0 is not None:
+        at[g0] = 0
+    else:
+        seen[f0] = 0
     s.parents.append(-1)
     s.moves.append(None)
     graph = fair.Graph() if (live and want_graph) else None
-    frontier = [(0, w0, st.index.get(f0))]
+    frontier = [(0, w0, g0)]
     last_report = started
     here = ["the enabled moves", None]
     fps, edges_of, rulesets, outcomes, expanded = st.fps, st.edges, st.rulesets, st.outcomes, st.expanded
+    whole, failing, profile, profiles = st.whole, st.failing, st.profile, st.profiles
     clean_rules = [not (r & over) for r in rulesets]
+    premise = s.premise
+    booked: dict = {}           # profile id -> states whose moves were all taken from the store
 
     def executed(w, name, args, sid, stored_edge, unexpanded: bool):
         """A transition taken on a clone, as `search.successors` takes it: (successor, fingerprint);
@@ -434,7 +492,30 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                     try:
                         with dog.bounded():
                             has_moves = g is not None and g < expanded
-                            if has_moves and clean_rules[st.asked[g]]:
+                            if has_moves and clean_rules[whole[g]] and profiles[failing[g]] <= checker.closed:
+                                # nothing of this state's moves can differ: booked in one piece
+                                pid = profile[g]
+                                booked[pid] = booked.get(pid, 0) + 1
+                                n, _, _, premised = profiles[pid]
+                                s.generated += n
+                                if premised and checker.open:
+                                    closed = checker.closed
+                                    for pname, k in premised:
+                                        if pname not in closed:
+                                            premise[pname] = premise.get(pname, 0) + k
+                                if graph is not None:
+                                    graph.add_state(sid, st.info[g])
+                                for name, args, succ, _, _ in edges_of[g]:
+                                    cid = at[succ]
+                                    if cid < 0:
+                                        cid = at[succ] = len(s.moves)
+                                        s.parents.append(sid)
+                                        s.moves.append((name, args))
+                                        nxt.append((cid, None, succ))
+                                    if out_edges is not None:
+                                        out_edges.append((cid, name, args))
+                                moves = ()
+                            elif has_moves and clean_rules[st.asked[g]]:
                                 moves = edges_of[g]
                                 if graph is not None:
                                     graph.add_state(sid, st.info[g])
@@ -450,10 +531,8 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                     work.asked[r] += 1
                                     if g is not None and not has_moves:
                                         work.unknown[r] += 1
-                                known = {_move(e[0], e[1]): e for e in edges_of[g]} if has_moves else {}
-                                moves = [known.get(_move(n, a)) or (n, a, None, None, None)
-                                         for n, ms in enabled.items() for a in ms]
-                                if has_moves and (len(moves) != len(known) or any(m[2] is None for m in moves)):
+                                moves = _matched(enabled, edges_of[g] if has_moves else ())
+                                if has_moves and (len(moves) != len(edges_of[g]) or any(m[2] is None for m in moves)):
                                     for r in _ASKED:       # the moves themselves differ from the baseline's
                                         work.differed[r] += 1
                             for name, args, succ, rid, oid in moves:
@@ -468,20 +547,28 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                         s.forms[f] = s.forms.get(f, 0) + 1
                                     if checker.open:
                                         for pname in premised - checker.closed:
-                                            s.premise[pname] = s.premise.get(pname, 0) + 1
-                                    f, c, cg = fps[succ], None, succ
+                                            premise[pname] = premise.get(pname, 0) + 1
+                                    c, cg = None, succ
                                 else:
                                     if w is None:
                                         w = _decoded(st, g, w0, s.depth)
                                     c, f = executed(w, name, args, sid, (name, args, succ) if succ is not None else None,
                                                     g is not None and not has_moves)
                                     cg = st.index.get(f)
-                                cid = seen.get(f)
-                                if cid is None:
-                                    cid = seen[f] = len(s.moves)
-                                    s.parents.append(sid)
-                                    s.moves.append((name, args))
-                                    nxt.append((cid, c, cg))
+                                if cg is not None:
+                                    cid = at[cg]
+                                    if cid < 0:
+                                        cid = at[cg] = len(s.moves)
+                                        s.parents.append(sid)
+                                        s.moves.append((name, args))
+                                        nxt.append((cid, c, cg))
+                                else:
+                                    cid = seen.get(f)
+                                    if cid is None:
+                                        cid = seen[f] = len(s.moves)
+                                        s.parents.append(sid)
+                                        s.moves.append((name, args))
+                                        nxt.append((cid, c, None))
                                 if out_edges is not None:
                                     out_edges.append((cid, name, args))
                     except (KeyboardInterrupt, _Stop):
@@ -509,8 +596,26 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
         s.depth -= 1
     except _Stop:
         pass
+    for pid, times in booked.items():       # the states booked in one piece: their moves' actions and forms
+        _, actions, forms, _ = profiles[pid]
+        for name, k in actions:
+            s.actions[name] = s.actions.get(name, 0) + k * times
+        for f, k in forms:
+            s.forms[f] = s.forms.get(f, 0) + k * times
     finish(s, safety, live, graph)
     return s, work
+
+
+def _matched(enabled: dict, stored: list) -> list:
+    """The enabled moves as stored edges (name, args, successor, rules id, outcome id), the store's
+    where it has the move (`stored`: the baseline's edges of this state), else with no successor."""
+    flat = [(n, a) for n, ms in enabled.items() for a in ms]
+    if not stored:
+        return [(n, a, None, None, None) for n, a in flat]
+    if len(flat) == len(stored) and all(e[0] == n and e[1] == a for (n, a), e in zip(flat, stored)):
+        return stored
+    known = {_move(e[0], e[1]): e for e in stored}
+    return [known.get(_move(n, a)) or (n, a, None, None, None) for n, a in flat]
 
 
 def _move(name: str, args: dict) -> tuple:

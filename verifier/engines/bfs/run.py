@@ -25,10 +25,12 @@ def _search_job(variant, scope, names, rename, until, max_states, max_depth, sha
 
 
 def _judge(incremental: bool, variant, budget: float):
-    """An amendment's search, incremental from the baseline's stored graph when asked
-    (`incremental.judged`, which falls back to a search from scratch where it must, and says so). A
-    check capped under `GRAPH_BUILD_MIN_CAP` does not spend its cap building a missing graph."""
-    if not incremental or variant is None:
+    """A search incremental from the baseline's stored graph when asked (`incremental.judged`, which
+    falls back to a search from scratch where it must, and says so). A check capped under
+    `GRAPH_BUILD_MIN_CAP` does not spend its cap building a missing graph. The baseline's own check
+    builds its graphs as it searches (the build is the search, recording what it asked), so that the
+    amendments and the gate after it find them."""
+    if not incremental:
         return _judged
     return functools.partial(incremental_search.judged, no_build=None if budget >= GRAPH_BUILD_MIN_CAP else (
         f"a check capped under {GRAPH_BUILD_MIN_CAP:g} s does not build one (a longer check builds it; the gate, "
