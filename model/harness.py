@@ -225,8 +225,15 @@ def _copy_client(c: HarnessClient) -> HarnessClient:
                          {k: _copy_local_run(v) for k, v in c.disk_runs.items()}, c.epochs)
 
 
+_BINDING = ToolExecution.__slots__.index("binding")
+
+
 def _te_tuple(te: ToolExecution) -> tuple:
-    return _TE_FIELDS(te)
+    """The record's part of the state, in plain values (its binding as a tuple), so that the state's
+    bytes are marshalled, not made by `repr` (`model.snapshot._encoded`): many times faster."""
+    t = _TE_FIELDS(te)
+    b = t[_BINDING]
+    return t if b is None else t[:_BINDING] + ((b.task_id, b.server, b.auth),) + t[_BINDING + 1:]
 
 
 def client_tuple(c: HarnessClient) -> tuple:

@@ -255,7 +255,14 @@ def freeze(v):
         return tuple(sorted(v, key=repr)) if v else ()
     if t is list:
         return tuple([x if type(x) in _LEAVES else freeze(x) for x in v])
+    fields = getattr(t, "__dataclass_fields__", None)
+    if fields is not None and t.__dataclass_params__.frozen:   # a value record (a harness binding a
+        # monitor kept): its class and fields, plain, so that the state is marshalled, not repr'd
+        return (_RECORD, t.__qualname__) + tuple(freeze(getattr(v, f)) for f in fields)
     return v
+
+
+_RECORD = "\0record"      # marks a frozen record's form: no text the model holds starts with a NUL
 
 
 _LEAVES = frozenset({str, int, tuple, type(None)})      # what `freeze` returns as it is
