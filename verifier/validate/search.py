@@ -189,7 +189,8 @@ class Matcher:
             passes.insert(0, (focus, 1, True))
         deep = False
         for f, depth, *only in passes:
-            found, deep = self._bfs(goal, waiting, expected, allow_events, f, depth, words, kind, bool(only))
+            found, deep = self._bfs(goal, waiting, expected, allow_events, f, depth, words, kind, bool(only),
+                                    answering)
             if found:
                 self.cands = self._capped(found)
                 return
@@ -209,11 +210,19 @@ class Matcher:
                 found.extend(goal(child) or ())
         return found
 
-    def _bfs(self, goal, roots, expected, allow_events, focus, max_depth, words, kind=None, appending=False):
+    def _bfs(self, goal, roots, expected, allow_events, focus, max_depth, words, kind=None, appending=False,
+             answering=None):
         """(the candidates of the first level that explains the observation, whether the depth bound
-        was what stopped the search)."""
+        was what stopped the search). With `answering`, each level first takes the host's step
+        answering that request alone (as `search` does at the first): only it emits the response, so
+        if it explains the observation the level's other moves cannot, and the level's widest part,
+        every other move of every state, is never taken."""
         frontier, seen, states = roots, set(), 0
-        for _ in range(max_depth):
+        for level in range(max_depth):
+            if answering is not None and level:        # the roots' own answer was tried by `search`
+                found = self._answered(goal, frontier, answering, allow_events)
+                if found:
+                    return found, False
             found, nxt = [], []
             for c in frontier:
                 runs_reqs = focus(c.world) if focus is not None else None
