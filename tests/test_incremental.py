@@ -239,11 +239,26 @@ def test_the_gate_starts_a_variant_once_its_graphs_are_stored(monkeypatch):
     graphs = {"k1": ("host", [], ["a", "b"]), "k2": ("composed", [], ["b"])}
     with ThreadPoolExecutor(4) as pool:
         done = gate._explore_local(pool, ["b", "c", "a"], {"a": "a", "b": "b", "c": "c"},
-                                   {"a": {}, "b": {}, "c": {}}, graphs)
+                                   {"a": {}, "b": {}, "c": {}}, graphs, 4)
     assert done == {"a": "a", "b": "b", "c": "c"}
     at = {e: i for i, e in enumerate(log)}
     assert at[("explored", "a")] > at[("built", "host")]
     assert at[("explored", "b")] > max(at[("built", "host")], at[("built", "composed")])
+
+
+def test_the_gate_hands_a_free_worker_the_ready_variant_using_the_most_graphs(monkeypatch):
+    """With one worker, the variants are not queued in order as they become ready: once the composed
+    graph is stored, its user (the longest work) goes before the host-only variants still waiting."""
+    from concurrent.futures import ThreadPoolExecutor
+    from verifier.cli import gate
+    log = []
+    monkeypatch.setattr(gate, "build_graph", lambda scope, names: log.append(("built", scope)))
+    monkeypatch.setattr(gate, "explore_one", lambda spec, mine: log.append(("explored", spec)) or spec)
+    graphs = {"k1": ("host", [], ["a", "b", "c", "d"]), "k2": ("composed", [], ["d"])}
+    with ThreadPoolExecutor(1) as pool:
+        gate._explore_local(pool, ["a", "b", "c", "d"], {n: n for n in "abcd"}, {n: {} for n in "abcd"}, graphs, 1)
+    assert log == [("built", "host"), ("built", "composed"), ("explored", "d"), ("explored", "a"),
+                   ("explored", "b"), ("explored", "c")]
 
 
 def _memory(fires: bool):

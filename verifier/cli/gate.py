@@ -210,30 +210,33 @@ def _load_manifest(path: Path, record: bool) -> dict:
     return manifest
 
 
-def _explore_local(pool, order: list, specs: dict, mine: dict, graphs: dict) -> dict:
-    """Each variant's exploration in `pool`, in `order`; the stored graphs (`graphs`) are built first,
-    and a variant whose search uses one starts once it is stored, so that no search spends its cap
-    waiting for a graph or building one."""
+def _explore_local(pool, order: list, specs: dict, mine: dict, graphs: dict, jobs: int) -> dict:
+    """Each variant's exploration in `pool` (`jobs` workers); the stored graphs (`graphs`) are built
+    first, and a variant whose search uses one starts once it is stored, so that no search spends its
+    cap waiting for a graph or building one. A variant is handed to a worker only when one is free:
+    of those ready, the one using the most graphs (a client variant's composed search is the
+    longest work) and then the first in `order`, so that the longest do not all wait at the end."""
     needs = {n: set() for n in order}
     for key, (_, _, users) in graphs.items():
         for n in users:
             needs[n].add(key)
+    rank = sorted(order, key=lambda n: -len(needs[n]))         # stable: `order` within each count
     builds = {pool.submit(build_graph, scope, names): key for key, (scope, names, _) in graphs.items()}
-    built, futures = set(), {}
-
-    def submit_ready():
-        for n in order:
+    built, futures, running = set(), {}, set(builds)
+    while True:
+        for n in rank:
+            if len(running) >= jobs:
+                break
             if n not in futures and needs[n] <= built:
                 futures[n] = pool.submit(explore_one, specs[n], mine[n])
-
-    submit_ready()
-    pending = set(builds)
-    while pending:
-        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-        for b in finished:
-            b.result()
-            built.add(builds[b])
-        submit_ready()
+                running.add(futures[n])
+        if not running:
+            break
+        finished, running = wait(running, return_when=FIRST_COMPLETED)
+        for f in finished:
+            f.result()          # a build's or a variant's error is raised here
+            if f in builds:
+                built.add(builds[f])
     return {n: f.result() for n, f in futures.items()}
 
 
@@ -279,7 +282,7 @@ def run_gate(args) -> int:
     else:
         graphs = graph_jobs(classes, mine) if getattr(args, "incremental", False) else {}
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            done = _explore_local(pool, order, specs, mine, graphs)
+            done = _explore_local(pool, order, specs, mine, graphs, args.jobs)
     results = [done[n] for n in names]
     problems, undetermined, starved = [], [], []
     for got in results:
