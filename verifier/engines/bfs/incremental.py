@@ -290,6 +290,7 @@ class _Packer:
 
     def __init__(self, st: Stored):
         self.st, self.held = st, []          # encodings waiting for the dictionary
+        self.primed = None                   # a compressor over the dictionary, copied per state
 
     def add(self, data: bytes) -> None:
         if self.st.zdict:
@@ -310,7 +311,9 @@ class _Packer:
         self.held = []
 
     def _pack(self, data: bytes) -> bytes:
-        c = zlib.compressobj(6, zdict=self.st.zdict)
+        if self.primed is None:     # priming a compressor hashes the whole dictionary: done once
+            self.primed = zlib.compressobj(6, zdict=self.st.zdict)
+        c = self.primed.copy()
         return c.compress(data) + c.flush()
 
 
