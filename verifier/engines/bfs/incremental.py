@@ -460,6 +460,15 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     premise = s.premise
     booked: dict = {}           # profile id -> states whose moves were all taken from the store
 
+    def added(parent, name, args, c, g, nxt) -> int:
+        """A state reached for the first time: its id, with its parent link and its place in the next
+        level (`c` its world, or None to rebuild from the stored state `g` if it is expanded)."""
+        cid = len(s.moves)
+        s.parents.append(parent)
+        s.moves.append((name, args))
+        nxt.append((cid, c, g))
+        return cid
+
     def executed(w, name, args, sid, stored_edge, unexpanded: bool):
         """A transition taken on a clone, as `search.successors` takes it: (successor, fingerprint);
         `unexpanded`: from a state the store holds without its moves (nothing to compare with)."""
@@ -508,7 +517,7 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                             premise[pname] = premise.get(pname, 0) + k
                                 if graph is not None:
                                     graph.add_state(sid, st.info[g])
-                                for name, args, succ, _, _ in edges_of[g]:
+                                for name, args, succ, _, _ in edges_of[g]:      # `added`, inlined: the hot loop
                                     cid = at[succ]
                                     if cid < 0:
                                         cid = at[succ] = len(s.moves)
@@ -561,17 +570,11 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                 if cg is not None:
                                     cid = at[cg]
                                     if cid < 0:
-                                        cid = at[cg] = len(s.moves)
-                                        s.parents.append(sid)
-                                        s.moves.append((name, args))
-                                        nxt.append((cid, c, cg))
+                                        cid = at[cg] = added(sid, name, args, c, cg, nxt)
                                 else:
                                     cid = seen.get(f)
                                     if cid is None:
-                                        cid = seen[f] = len(s.moves)
-                                        s.parents.append(sid)
-                                        s.moves.append((name, args))
-                                        nxt.append((cid, c, None))
+                                        cid = seen[f] = added(sid, name, args, c, None, nxt)
                                 if out_edges is not None:
                                     out_edges.append((cid, name, args))
                     except (KeyboardInterrupt, _Stop):
