@@ -48,6 +48,7 @@ from .clients import new_request
 from .host import receive
 from .lifecycle import TOOL_EXECUTION_TERMINAL as TE_TERMINAL
 from .network import deliver, disconnect
+from .snapshot import freeze
 
 LOCAL_RUN_STATUSES = ("running", "waiting", "cancelling", "completed", "failed", "cancelled", "reconcile")
 IDEMPOTENCY_META = "io.openwop/idempotencyKey"   # where a strengthening carries the operation key
@@ -229,11 +230,11 @@ _BINDING = ToolExecution.__slots__.index("binding")
 
 
 def _te_tuple(te: ToolExecution) -> tuple:
-    """The record's part of the state, in plain values (its binding as a tuple), so that the state's
-    bytes are marshalled, not made by `repr` (`model.snapshot._encoded`): many times faster."""
+    """The record's part of the state, in plain values (its binding as `snapshot.freeze` gives a
+    record), so that the state's bytes are marshalled, not made by `repr`: many times faster."""
     t = _TE_FIELDS(te)
     b = t[_BINDING]
-    return t if b is None else t[:_BINDING] + ((b.task_id, b.server, b.auth),) + t[_BINDING + 1:]
+    return t if b is None else t[:_BINDING] + (freeze(b),) + t[_BINDING + 1:]
 
 
 def client_tuple(c: HarnessClient) -> tuple:

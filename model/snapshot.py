@@ -256,8 +256,8 @@ def freeze(v):
     if t is list:
         return tuple([x if type(x) in _LEAVES else freeze(x) for x in v])
     fields = getattr(t, "__dataclass_fields__", None)
-    if fields is not None and t.__dataclass_params__.frozen:   # a value record (a harness binding a
-        # monitor kept): its class and fields, plain, so that the state is marshalled, not repr'd
+    if fields is not None and t.__dataclass_params__.frozen:   # a value record (a harness binding):
+        # its class and fields, plain, so that the state is marshalled, not repr'd
         return (_RECORD, t.__qualname__) + tuple(freeze(getattr(v, f)) for f in fields)
     return v
 
