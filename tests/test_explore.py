@@ -98,3 +98,31 @@ def test_an_exploration_depends_on_its_seed_alone(tmp_path, monkeypatch):
     after = explore(v, budget=60, chunks=2, examples_per_chunk=10)
     sys.modules.pop("lits_for_hypothesis", None)
     assert (after.steps, after.action_counts) == (before.steps, before.action_counts)
+
+
+def test_the_guards_skip_only_checks_that_would_find_nothing(monkeypatch):
+    """A property that declares what of a step it reads is not run at a step touching none of it
+    (`checking.check_step`): the exploration, its verdicts, traces and every count are those of the
+    same exploration running every property at every step."""
+    from model.variants import resolve
+    from properties.base import Property as P
+    from verifier.runtime import checking
+    calls = {"guarded": 0}
+    real = checking.step_facets
+
+    def counting(world, step):
+        calls["guarded"] += 1
+        return real(world, step)
+
+    def seen(r):
+        return (r.steps, r.action_counts, r.form_counts,
+                [(v.name, v.verdict, v.premise, v.checks, v.message, v.length) for v in r.verdicts])
+
+    for variant in (None, resolve("waiting-external-input-required")):
+        monkeypatch.setattr(checking, "step_facets", counting)
+        guarded = seen(explore(variant, budget=120, seed=3, chunks=2))
+        assert calls["guarded"] > 100
+        monkeypatch.setattr(P, "may_read", lambda self, facets, action: True)
+        everything = seen(explore(variant, budget=120, seed=3, chunks=2))
+        monkeypatch.undo()
+        assert guarded == everything

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from model.fairness import drain
 from model.world import ModelError
+from properties.base import step_facets
 
 from verifier.runtime import interrupt, watchdog
 from verifier.runtime.faults import Fault, ModelFault, fault_of
@@ -83,23 +84,31 @@ class Observations:
 
 
 def check_step(world, step, props, asserted, obs: Observations):
+    """Each property after `step`. Past a behaviour's first step, a property that declares what of a
+    step it reads is not run at a step touching none of it (`properties.base.step_facets`): its
+    declaration says it would find nothing, reach no premise and change nothing there (as the
+    exhaustive engine's guards, which `guards="verify"` holds to it). It is counted as checked."""
     interrupt.check()           # every engine's and replay's step passes here
     obs.steps += 1
     obs.action_counts[step.action] = obs.action_counts.get(step.action, 0) + 1
     for f in step.forms:
         obs.form_counts[f] = obs.form_counts.get(f, 0) + 1
     p = None
+    checks = obs.checks
     try:
         with watchdog.current().bounded():
+            facets = step_facets(world, step) if world.depth > 1 else None
             for p in props:
                 if p.kind == "liveness":
                     if p.monitor is not None:
                         p.monitor(world, step)
                     continue
+                checks[p.name] = checks.get(p.name, 0) + 1
+                if facets is not None and not p.may_read(facets, step.action):
+                    continue
                 if p.premise is not None and p.premise(world, step):
                     obs.premise_counts[p.name] = obs.premise_counts.get(p.name, 0) + 1
                 msg = p.check(world, step)
-                obs.checks[p.name] = obs.checks.get(p.name, 0) + 1
                 if msg:
                     _failed(world, p, msg, asserted, obs)
     except (KeyboardInterrupt, ModelFault, Violation):
