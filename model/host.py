@@ -384,7 +384,9 @@ def run_fail(world, run):
 
 
 def _spawn_moves(world):
-    if len(world.runs) >= world.params.max_runs:
+    cap = world.params.max_children
+    if len(world.runs) >= world.params.max_runs or cap is not None and sum(
+            r.parent is not None for r in world.runs.values()) >= cap:
         return []
     return [dict(run=r.id) for r in _runs_in(world, "running")]
 

@@ -72,6 +72,7 @@ class Params:
     focus_reserve: int = 4
     max_interrupts: int | None = None   # interrupts over all runs (None: max_runs)
     max_pauses: int | None = None       # operator pauses over all runs (None: unbounded)
+    max_children: int | None = None     # child runs the host starts, over all runs (None: up to max_runs)
     rest_subjects: tuple[str, ...] | None = None   # Subjects that act over REST (None: every Subject)
     stdio: bool = True        # plain clients also reach each server over stdio (besides streamable HTTP)
     # A request other than tools/call (tasks/*, subscriptions/listen, server/discover, a removed
@@ -122,7 +123,7 @@ class Params:
 
     def sizes(self) -> dict:
         return {k: getattr(self, k) for k in ("max_requests", "max_runs", "max_effects", "max_time", "retention",
-                                               "retry_reserve", "max_interrupts", "max_pauses")} | {
+                                               "retry_reserve", "max_interrupts", "max_pauses", "max_children")} | {
             "tenants": len(self.tenants), "clients": len(self.clients), "servers": len(self.servers),
             "subjects": len(self.subjects)}
 

@@ -86,13 +86,16 @@ DEFAULTS = (DEFAULT_HOST, DEFAULT_COMPOSED)
 # plain mount, another Subject, a second run or a waiting harness) is judged at its home instead:
 # the smallest scope found whose search reaches the premise and completes in seconds (figures in
 # docs/exhaustive.md). Requirement id -> (scope spec, what it needs that the default scope lacks).
-_E2E = "composed-small,servers=(('S2',False),),max_runs=2,max_effects=2,harness_max_attempts=2,harness_max_crashes=0"
+# Where a premise needs a second run of another kind (a fork, a re-issued call's), the home starts no
+# child run: with two runs a child would take that run's place, so its behaviours never reach the premise.
+_E2E = ("composed-small,servers=(('S2',False),),max_runs=2,max_children=0,max_effects=2,harness_max_attempts=2,"
+        "harness_max_crashes=0")
 HOMES = {
     "NEG-4": ("host-small,servers=(('S2',False),)", "a mount that serves no Tasks (S2)"),
     "ID-2": ("host-small,clients=('C1','C4')", "a Subject of another tenant (mallory) sending an issued task id"),
     "TTL-2": ("host-clock", "clock ticks: a TTL that elapses"),
     "TTL-3": ("host-clock", "clock ticks and a purge"),
-    "RPL-1": ("host-small,max_runs=2", "a fork of a run with a resolved interrupt: a second run"),
+    "RPL-1": ("host-small,max_runs=2,max_children=0", "a fork of a run with a resolved interrupt: a second run"),
     "LIV-2": ("composed-small", "a harness waiting on a task it bound"),
     "E2E-2": (_E2E, "a blocking call on a plain mount that acts, is lost and is re-issued: two runs, an effect each"),
     "E2E-4": (_E2E, "a blocking call on a plain mount whose run acts and completes, its result lost, then re-issued"),

@@ -20,7 +20,7 @@ from verifier.runtime.replay import run_trace
 # The Params fields that only bound the environment: a smaller value removes behaviours and changes
 # none. A scope's other fields (retention) are taken from the world the trace replays in.
 BOUNDS = ("clients", "servers", "stdio", "max_requests", "retry_reserve", "max_runs", "max_interrupts",
-          "max_pauses", "rest_subjects", "max_effects", "max_time", "harness_clients", "harness_max_runs",
+          "max_pauses", "max_children", "rest_subjects", "max_effects", "max_time", "harness_clients", "harness_max_runs",
           "harness_max_requests", "harness_max_crashes", "harness_max_attempts")
 
 MAX_STATES = 20_000     # per search: a few seconds
@@ -45,6 +45,7 @@ def fitted(world, composed: bool) -> dict:
             s.action.startswith("stdio_") for s in hist),
         "max_requests": len(world.requests), "retry_reserve": 0, "max_runs": len(world.runs),
         "max_interrupts": len(world.interrupts), "max_pauses": sum(s.action == "operator_pause" for s in hist),
+        "max_children": sum(r.parent is not None for r in world.runs.values()),
         "rest_subjects": tuple(sorted({s.args["subject"] for s in hist
                                        if s.action.startswith(("rest_", "operator_", "fork")) and "subject" in s.args})),
         "max_effects": world.effects, "max_time": world.clock}
