@@ -452,6 +452,9 @@ def _manifest():
         "detach-on-disconnect": {"verdicts": {**base, own2: "refuted"}, "lengths": {own2: 2}},
         "always-task": {"verdicts": {**base, crt2: "unreached"}, "lengths": {}},
         "cancel-stops-at-once": {"verdicts": {**base, g3: "holds"}, "lengths": {}},
+        "rest-and-update-both-resolve": {"verdicts": base, "lengths": {}, "bfs": {
+            "host-small": {"verdicts": {BY_ID["UPD-1"]: "holds"}, "lengths": {}},
+            "host-rest": {"verdicts": {BY_ID["UPD-1"]: "refuted"}, "lengths": {BY_ID["UPD-1"]: 6}}}},
     }}
 
 
@@ -463,7 +466,9 @@ def test_falsifiability_rows_follow_the_kind_of_each_id():
     assert [v[0] for v in got[("CRT-2", BY_ID["CRT-2"])]["variants"]] == ["always-task"]
     assert [v[0] for v in got[("OWN-G3", BY_ID["OWN-G3"])]["variants"]] == ["cancel-stops-at-once"]
     assert got[("OWN-G3", BY_ID["OWN-G3"])]["baseline"] == "known-gap"
-    assert got[("UPD-1", BY_ID["UPD-1"])]["variants"] == []
+    assert got[("UPD-1", BY_ID["UPD-1"])]["variants"] == [
+        ("rest-and-update-both-resolve", "refuted by the exhaustive search", 6)]     # the gate's bfs record alone
+    assert got[("UPD-2", BY_ID["UPD-2"])]["variants"] == []
 
 
 def test_falsifiability_table_links_counterexamples():
@@ -471,7 +476,8 @@ def test_falsifiability_table_links_counterexamples():
     text = table(_manifest(), catalogue=CATALOGUE, requirements=REQUIREMENTS)
     own2 = BY_ID["OWN-2"]
     assert f"| OWN-2 | T | `{own2}` | holds | [detach-on-disconnect](counterexamples/detach-on-disconnect/{own2}/trace.md) (2) |" in text
-    assert "| UPD-1 | S |" in text and "**none**" in text
+    assert f"| UPD-1 | S | `{BY_ID['UPD-1']}` | holds | rest-and-update-both-resolve (6, exhaustive) |" in text
+    assert "| UPD-2 | S |" in text and "**none**" in text
 
 
 def test_falsifiability_writes_only_between_the_markers(tmp_path):
@@ -490,3 +496,14 @@ def test_falsifiability_writes_only_between_the_markers(tmp_path):
     readme.write_text("no markers\n", encoding="utf-8")
     assert main(["--manifest", str(manifest), "--readme", str(readme)]) == 3
     assert readme.read_text(encoding="utf-8") == "no markers\n"
+
+
+def test_the_readme_table_is_the_committed_manifest_s():
+    """The README's falsifiability table is what the writer makes of the committed manifest: a gate
+    record that changed it was followed by `python -m verifier.writers.falsifiability --readme README.md`."""
+    from verifier.writers.falsifiability import END, START, table
+    root = Path(__file__).resolve().parent.parent
+    manifest = json.loads((root / "counterexamples" / "manifest.json").read_text(encoding="utf-8"))
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    shown = readme[readme.index(START) + len(START):readme.index(END)].strip("\n")
+    assert shown == table(manifest, root="counterexamples").rstrip("\n")

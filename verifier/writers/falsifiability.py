@@ -4,7 +4,8 @@ baseline, and the built-in variants that refute it, generated from the gate's ma
 "Refute" follows the id's kind: a variant refutes an S, T or L id when it makes its property
 `refuted`, a witness (W) when it makes it `unreached`, and a strengthening closes a known gap (G)
 when the gap's property `holds` under it. Each variant links to its committed counterexample and
-carries the length of the shortest trace known.
+carries the length of the shortest trace known. A variant whose S, T or L refutation only the gate's
+exhaustive search found (its `bfs` record) is listed too, unlinked, with that search's length.
 
     python -m verifier.writers.falsifiability                      # print the table
     python -m verifier.writers.falsifiability --readme README.md   # write it between the README's markers
@@ -42,6 +43,12 @@ def rows(manifest: dict, catalogue=None, requirements=None) -> list[dict]:
                     if kind == "G" and base.get("verdicts", {}).get(p.name) == "holds":
                         continue            # not a gap on the baseline either: nothing was closed
                     refuting.append((name, verdict, variants[name].get("lengths", {}).get(p.name)))
+                elif kind in ("S", "T", "L"):
+                    searched = [rec.get("lengths", {}).get(p.name) for rec in variants[name].get("bfs", {}).values()
+                                if rec.get("verdicts", {}).get(p.name) == "refuted"]
+                    if searched:
+                        refuting.append((name, "refuted by the exhaustive search",
+                                         min((n for n in searched if n is not None), default=None)))
             out.append({"id": rid, "kind": kind, "property": p.name,
                         "baseline": base.get("verdicts", {}).get(p.name, "not recorded"),
                         "baseline_length": base.get("lengths", {}).get(p.name), "variants": refuting})
@@ -51,6 +58,8 @@ def rows(manifest: dict, catalogue=None, requirements=None) -> list[dict]:
 def _variant_cell(name: str, verdict: str, length, prop: str, root: str) -> str:
     if verdict == "refuted" and length is not None:
         return f"[{name}]({root}/{name}/{prop}/trace.md) ({length})"
+    if verdict == "refuted by the exhaustive search":
+        return f"{name} ({length if length is not None else '?'}, exhaustive)"
     return name
 
 
@@ -65,7 +74,8 @@ def table(manifest: dict, root: str = "counterexamples", catalogue=None, require
         cells = ", ".join(_variant_cell(n, v, length, r["property"], root) for n, v, length in r["variants"])
         lines.append(f"| {r['id']} | {r['kind']} | `{r['property']}` | {base} | {cells or '**none**'} |")
     legend = ("S, T and L ids are refuted by the variants listed; a witness (W) is made unreachable by them; "
-              "a known gap (G) is closed (holds) under the strengthenings listed. Generated from "
+              "a known gap (G) is closed (holds) under the strengthenings listed. A variant marked exhaustive "
+              "is refuted by the gate's exhaustive search alone (no random-engine trace is committed). Generated from "
               f"`{root}/manifest.json` by `python -m verifier.writers.falsifiability --readme README.md`.")
     return legend + "\n\n" + "\n".join(lines)
 

@@ -7,7 +7,7 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'cancel-race-completes'
 PROPERTY = 'every-call-answered-or-cancelled'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
     ('disconnect', {'request': 'r1'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]
