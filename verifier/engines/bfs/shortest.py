@@ -20,8 +20,8 @@ from verifier.runtime.replay import run_trace
 # The Params fields that only bound the environment: a smaller value removes behaviours and changes
 # none. A scope's other fields (retention) are taken from the world the trace replays in.
 BOUNDS = ("clients", "servers", "stdio", "max_requests", "retry_reserve", "max_runs", "max_interrupts",
-          "max_pauses", "max_children", "rest_subjects", "max_effects", "max_time", "harness_clients", "harness_max_runs",
-          "harness_max_requests", "harness_max_crashes", "harness_max_attempts")
+          "max_pauses", "max_children", "rest_subjects", "max_effects", "max_time", "harness_clients",
+          "harness_max_runs", "harness_max_requests", "harness_max_crashes", "harness_max_attempts")
 
 MAX_STATES = 20_000     # per search: a few seconds
 
