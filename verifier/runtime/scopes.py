@@ -107,6 +107,15 @@ NO_HOME = {
              "purge: every such scope tried grows past 390,000 states before depth 9",
 }
 
+# Host-small with one more dimension of the host's environment each. An amendment whose overrides no
+# scope of its check's plan exercised (never called, or never answering otherwise) is searched at
+# these too (`verifier.engines.bfs.coverage`). Spec -> what it adds; sizes in docs/exhaustive.md.
+COVERAGE = {
+    "host-rest,rest_subjects=('alice',)": "alice's REST cancelRun and resolve (a cancelled blocking call's result)",
+    "host-small,max_pauses=1": "the operator's pause and resume",
+    "host-small,stdio=True": "stdio: notifications/cancelled and EOF",
+}
+
 
 def home(ids) -> str | None:
     """The scope spec a property of these requirement ids is judged at by default, if not its side's."""

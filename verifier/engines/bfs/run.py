@@ -7,6 +7,7 @@ import time
 
 from properties.base import load_catalogue
 
+from verifier.engines.bfs import coverage
 from verifier.engines.bfs import incremental as incremental_search
 from verifier.engines.bfs.partition import LocalPool, judge
 from verifier.engines.bfs.search import _by_name, _judged, _picklable, plan, result_of
@@ -68,5 +69,9 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
             left = max(0.0, started + budget - time.monotonic())
             results.append(_judge(incremental, variant, budget)(variant, sc, ps, symmetry, left, max_states, max_depth, progress,
                                                         shadow))
+    if scope is None and variant is not None and shadow and coverage.idle_overrides(results):
+        extra = coverage.searched(_judge(incremental, variant, budget), variant, coverage.coverage_jobs(jobs_plan),
+                                  symmetry, started, budget, max_states, max_depth, progress)
+        results = coverage.merged(results, extra)
     return result_of(variant, results, catalogue, budget, started,
                      work={"max_states": max_states, "max_depth": max_depth, "symmetry": symmetry})

@@ -1,0 +1,84 @@
+"""An amendment's overrides that the check's plan never exercised, searched where they can be.
+
+The default plan judges the host's properties at host-small, which has no REST caller, no operator
+pause and no stdio. An override whose only effect lies there (a cancelled blocking call's result, a
+rule answering otherwise for a REST or stdio cause) is never called, or never answers otherwise,
+at any scope of the plan, and its proofs there say nothing about it. So when a check of an amendment
+ends with such an override, the host's properties are searched again at each coverage scope
+(`scopes.COVERAGE`: host-small with one more dimension of the environment), and the verdicts are
+merged: a refutation at a coverage scope refutes; a proof stays a proof, naming both scopes.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from verifier.runtime import scopes
+from verifier.runtime.shadow import unexercised
+
+FOUND = ("refuted", "known-gap", "reached")          # a trace: an answer wherever it was found
+
+
+def idle_overrides(results) -> list[str]:
+    """The overrides no search of `results` (search, verdicts, counts) exercised."""
+    counted = [c for _, _, c in results if c is not None]
+    if not counted:
+        return []
+    summed = {r: {k: sum(c[r][k] for c in counted) for k in ("calls", "differed")} for r in counted[0]}
+    return unexercised(summed)
+
+
+def coverage_jobs(jobs_plan) -> list:
+    """[(scope, properties)]: each coverage scope with the properties the plan judges at host-small."""
+    host = next((ps for sc, ps in jobs_plan if sc.name == scopes.DEFAULT_HOST), [])
+    return [(scopes.parse(spec), host) for spec in scopes.COVERAGE] if host else []
+
+
+def searched(judge, variant, jobs, symmetry, started, budget, max_states, max_depth, progress) -> list:
+    """The coverage searches, one after another, within what is left of the check's cap."""
+    out = []
+    for sc, ps in jobs:
+        left = max(0.0, started + budget - time.monotonic())
+        out.append(judge(variant, sc, ps, symmetry, left, max_states, max_depth, progress, True))
+    return out
+
+
+def merged(results, extra) -> list:
+    """`results` with each verdict merged with the coverage searches' of the same property (the
+    coverage searches' own entries keep their states and counts, and no verdict)."""
+    found = {}
+    for s, verdicts, _ in extra:
+        for v in verdicts:
+            found.setdefault(v.name, []).append((s, v))
+    out = []
+    for s, verdicts, counts in results:
+        out.append((s, [_merge(v, found.get(v.name, [])) for v in verdicts], counts))
+    return out + [(s, [], counts) for s, _, counts in extra]
+
+
+def _merge(v, others):
+    also, states = 0, 0          # coverage searches that proved it too
+    for s, o in others:
+        if v.verdict in FOUND:
+            return v
+        premise, checks = v.premise + o.premise, v.checks + o.checks
+        if o.verdict in FOUND or (v.verdict == "vacuous" and o.verdict == "proved"):
+            v = _with(o, premise, checks)
+        elif o.verdict not in ("proved", "vacuous"):    # the coverage search did not finish: its part unjudged
+            v = _with(v, premise, checks, f"{v.message}; at scope {s.scope.name}: {o.message}")
+        else:
+            v = _with(v, premise, checks)
+            if v.verdict == "proved" and o.verdict == "proved":
+                also, states = also + 1, states + s.distinct
+    if also:
+        v = _with(v, v.premise, v.checks, f"{v.message}; and at {also} coverage scope{'s' * (also > 1)} "
+                                          f"({states} states)")
+    return v
+
+
+def _with(v, premise, checks, message=None):
+    out = replace(v, premise=premise, checks=checks, message=v.message if message is None else message)
+    for k in ("loop", "scope"):          # set on the verdict after it was made
+        if hasattr(v, k):
+            setattr(out, k, getattr(v, k))
+    return out
