@@ -11,7 +11,8 @@ def bfs_on_cluster(variant, cluster: str, scope=None, symmetry=True, budget=60.0
     (said in one line): the caller searches locally."""
     from properties.base import load_catalogue
 
-    from verifier.engines.bfs import search as bfs, partition
+    from verifier.engines.bfs import coverage, partition
+    from verifier.engines.bfs import search as bfs
     from verifier.engines.cluster import ray_pool
     pool = ray_pool(cluster)
     if pool is None:
@@ -25,5 +26,9 @@ def bfs_on_cluster(variant, cluster: str, scope=None, symmetry=True, budget=60.0
             left = max(0.0, started + budget - time.monotonic())
             judged.append(partition.judge(variant, sc, props, pool, symmetry, left, max_states, max_depth,
                                           progress, shadow=True))
+        if scope is None and variant is not None and coverage.idle_overrides(judged):
+            judge = lambda *a: partition.judge(a[0], a[1], a[2], pool, *a[3:])     # noqa: E731
+            judged = coverage.merged(judged, coverage.searched(judge, variant, coverage.coverage_jobs(plan), symmetry,
+                                                               started, budget, max_states, max_depth, progress))
     return bfs.result_of(variant, judged, catalogue, budget, started,
                          work={"max_states": max_states, "max_depth": max_depth, "symmetry": symmetry})
