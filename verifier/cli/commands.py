@@ -38,7 +38,13 @@ def listing() -> dict:
         "scopes": [{"doc": s.doc, **s.describe()} for s in _scopes().values()],
         "homes": [{"id": rid, "scope": spec, "why": why} for rid, (spec, why) in _homes().items()],
         "no_home": [{"id": rid, "why": why} for rid, why in _no_home().items()],
+        "coverage": [{"scope": spec, "adds": adds} for spec, adds in _coverage().items()],
     }
+
+
+def _coverage() -> dict:
+    from verifier.runtime.scopes import COVERAGE
+    return COVERAGE
 
 
 def _homes() -> dict:
@@ -94,6 +100,12 @@ def cmd_list(args) -> int:
     for x in data["no_home"]:
         h.add_row(x["id"], "none: vacuous at its side's scope", x["why"])
     con.print(h)
+    c = Table(title="coverage scopes: where an amendment's overrides no scope of its plan exercised are searched too")
+    for col in ("scope", "what it adds to host-small"):
+        c.add_column(col, overflow="fold")
+    for x in data["coverage"]:
+        c.add_row(x["scope"], x["adds"])
+    con.print(c)
     return EXIT_OK
 
 
