@@ -193,10 +193,23 @@ def _text(obj) -> str:
     return got[1]
 
 
+# The fingerprint holds each text as its digest, also kept with the object: a long session's world
+# holds hundreds of messages, and hashing them whole at every state would cost more than the step.
+_TEXT_DIGESTS: dict[int, tuple[object, bytes]] = {}
+
+
+def _text_digest(obj) -> bytes:
+    got = _TEXT_DIGESTS.get(id(obj))
+    if got is None or got[0] is not obj:
+        got = _TEXT_DIGESTS[id(obj)] = (obj, _digest(_text(obj).encode()))
+    return got[1]
+
+
 def forget_texts(pieces: bool = True) -> None:
     """Drop the kept texts (an engine calls this when a search ends). The renamed pieces are kept
     by their text, not by an object: `pieces=False` keeps them for more of the same search."""
     _TEXTS.clear()
+    _TEXT_DIGESTS.clear()
     _FROZEN.clear()
     if pieces:
         _PIECES.clear()
@@ -311,7 +324,7 @@ def fingerprint(world, rename: bool = True, facts: bool = True) -> bytes:
     clients in either order are one state."""
     ids = list(world.requests)
     if not rename or len(ids) < 2 or ids != [f"r{n + 1}" for n in range(len(ids))]:
-        return _digest(_encoded(state_tuple(world, facts)))
+        return _digest(_encoded(state_tuple(world, facts, _text_digest)))
     # Renaming works on the repr, where a request id is a quoted 'rN' (also inside message texts);
     # each text stands as the digest of its own renamed repr (a match never spans a text's bounds).
     masked_text = lambda obj: _piece(_text(obj), None)       # noqa: E731
