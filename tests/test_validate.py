@@ -497,3 +497,32 @@ def test_a_diagnosis_is_the_same_on_a_slow_machine(monkeypatch):
     monkeypatch.setattr(Matcher, "_step", slow)
     assert validate_log(lines, MAPPING, budget=120).to_json() == quick
     assert quick["result"] == "diverges" and quick["divergence"]["requirement"] in want
+
+
+def _future_of(kind: str, ended: bool):
+    """The candidate-merging key of alice's run suspended on an interrupt of `kind`, then cancelled or not."""
+    from verifier.validate.ids import Bindings
+    from verifier.validate.search import Cand, _future
+    w = unbounded_world(None)
+    w.apply("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow"), check=False)
+    run = w.requests["r1"].run
+    w.apply("run_start", dict(run=run), check=False)
+    w.apply("run_interrupt", dict(run=run, kind=kind, form=True), check=False)
+    ref = w.rules.task_id(w, w.runs[run])
+    w.apply("tasks_get", dict(client="C1", server="S1", ref=ref, transport="http", declare=True, header_ok=True),
+            check=False)
+    w.apply("respond", dict(request="r2"), check=False)        # says the kind: "approval needed"
+    if ended:                   # alice cancels it: the run ends with the interrupt
+        w.apply("tasks_cancel", dict(client="C1", server="S1", ref=ref, transport="http", declare=True,
+                                     header_ok=True), check=False)
+        w.apply("respond", dict(request="r3"), check=False)
+        w.apply("run_finish_cancel", dict(run=run), check=False)
+        assert w.runs[run].status == "cancelled"
+    return _future(Cand(w, Bindings(), {}, {}, None, frozenset(), None))
+
+
+def test_candidates_that_differ_only_in_a_closed_interrupts_kind_are_one():
+    """What no later step reads (a closed interrupt's kind, the free text naming it) is masked; an
+    open interrupt's kind is not."""
+    assert _future_of("approval", True) == _future_of("clarification", True)
+    assert _future_of("approval", False) != _future_of("clarification", False)
