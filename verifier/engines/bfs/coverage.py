@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from verifier.engines.bfs.search import summed_overrides
 from verifier.runtime import scopes
 from verifier.runtime.shadow import unexercised
 
@@ -21,11 +22,7 @@ FOUND = ("refuted", "known-gap", "reached")          # a trace: an answer wherev
 
 def idle_overrides(results) -> list[str]:
     """The overrides no search of `results` (search, verdicts, counts) exercised."""
-    counted = [c for _, _, c in results if c is not None]
-    if not counted:
-        return []
-    summed = {r: {k: sum(c[r][k] for c in counted) for k in ("calls", "differed")} for r in counted[0]}
-    return unexercised(summed)
+    return unexercised(summed_overrides(results))
 
 
 def coverage_jobs(jobs_plan) -> list:

@@ -393,6 +393,13 @@ def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progr
     return s, verdicts_of(s, make, props), (recorder.summary() if recorder is not None else None)
 
 
+def summed_overrides(results) -> dict | None:
+    """The overrides' counts of searches [(search, verdicts, counts)] summed (None: none counted)."""
+    counted = [o for _, _, o in results if o is not None]
+    return {rule: {k: sum(o[rule][k] for o in counted) for k in ("calls", "differed")}
+            for rule in counted[0]} if counted else None
+
+
 def result_of(variant, results, catalogue, budget, started, work: dict | None = None) -> CheckResult:
     """The CheckResult of searches [(search, verdicts, overrides' counts)], one per scope."""
     verdicts = [v for _, vs, _ in results for v in vs]
@@ -414,9 +421,7 @@ def result_of(variant, results, catalogue, budget, started, work: dict | None = 
                 "actions_never_fired": never_fired(searches)}
     r.faults = _distinct_faults(s.fault for s in searches if s.fault is not None)
     r.scope = {s.scope.name: s.scope.describe() for s in searches}
-    counted = [o for _, _, o in results if o is not None]
-    r.overrides = {rule: {k: sum(o[rule][k] for o in counted) for k in ("calls", "differed")}
-                   for rule in counted[0]} if counted else None
+    r.overrides = summed_overrides(results)
     r.stopped = "; ".join([f"{s.scope.name}: every property answered" for s in searches if s.settled] +
                           [f"{s.scope.name}: {s.capped} after {s.distinct} states" for s in searches if s.capped])
     r.work = work
