@@ -33,7 +33,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scopes", nargs="*", default=None, help="scopes to search (default: the check's plan)")
     args = ap.parse_args(argv)
     chosen = [scopes.parse(s) for s in args.scopes] if args.scopes else \
-        [sc for sc, _ in plan(None, list(load_catalogue().values()))] + [scopes.parse(s) for s in scopes.COVERAGE]
+        [sc for sc, _ in plan(None, list(load_catalogue().values()))] + [scopes.parse(s) for s in (*scopes.COVERAGE, *scopes.HARNESS_COVERAGE)]
     calls, actions, forms = collections.Counter(), collections.Counter(), collections.Counter()
     rules = counting(Amendment, rule_names(), calls)
     for sc in chosen:

@@ -135,8 +135,10 @@ def params_problems(params: Params) -> list[str]:
         out.append(f"http_error_status {params.http_error_status!r} must be an HTTP status from 100 to 599")
     if params.ttl_live_ticks is not None and (not _is_int(params.ttl_live_ticks) or params.ttl_live_ticks < 0):
         out.append(f"ttl_live_ticks {params.ttl_live_ticks!r} must be None or an integer >= 0")
-    if not isinstance(params.harness_short_ops, bool):
-        out.append(f"harness_short_ops {params.harness_short_ops!r} must be True or False")
+    for key in ("stdio", "http_disconnects", "harness_short_ops", "harness_long_ops", "harness_other_ops",
+                "harness_cancels"):
+        if not isinstance(getattr(params, key), bool):
+            out.append(f"{key} {getattr(params, key)!r} must be True or False")
     tenants = _names(params.tenants, "tenants", out)
     clients = _names(params.clients, "clients", out)
     subjects = params.subjects

@@ -33,8 +33,9 @@ to catch up once the host acknowledged it, falling back to polling when the stre
 teardown or a dropped connection (LIV-2); `Params.harness_wait` "either" (the default: the article
 names both) or "poll" / "listen" to restrict it. A poll honours the `pollIntervalMs` of the last task
 view read. Every request for a binding goes to the persisted server and as the persisted auth binding
-(HNS-6). Operations are long work, other work, or (`Params.harness_short_ops`, on by default) short
-exchanges, which never declare Tasks (HNS-7).
+(HNS-6). Operations are long work, other work, or short exchanges, which never declare Tasks (HNS-7);
+`Params.harness_long_ops`, `harness_other_ops` and `harness_short_ops` (each on by default) say which
+kinds the harness starts.
 """
 from __future__ import annotations
 
@@ -527,8 +528,10 @@ def _start_moves(world):
     if h is None or h.runs_started >= world.params.harness_max_runs or not _can_send(world):
         return []
     R = h.rules
+    P = world.params
+    kinds = [long for long, on in ((False, P.harness_other_ops), (True, P.harness_long_ops)) if on]
     out = [dict(client=c.name, server=s, long=long) for c, p in _live(world) for s, _ in world.params.servers
-           for long in (False, True) if R.plan_call(world, c.name, s, long) is not None]
+           for long in kinds if R.plan_call(world, c.name, s, long) is not None]
     if world.params.harness_short_ops:      # a quick lookup or confirmation: never needs a handle
         out += [dict(client=c.name, server=s, long=False, short=True) for c, _ in _live(world)
                 for s, _ in world.params.servers]
@@ -986,6 +989,8 @@ def harness_mrtr(world, client, op):
 
 # ---- cancellation as intent ----------------------------------------------------------------------
 def _cancel_moves(world):
+    if world.harness is None or not world.params.harness_cancels:
+        return []
     return [dict(client=c.name, run=run.id) for c, p in _live(world) for run in p.runs.values()
             if any(not p.tes[op].terminal and not p.tes[op].cancel_intent for op in run.nodes.values())]
 

@@ -25,6 +25,8 @@ def cancel_request(world, q, cause: str) -> None:
 
 
 def _disconnect_moves(world):
+    if not world.params.http_disconnects:
+        return []
     return [dict(request=q.id) for q in world.requests.values()
             if q.transport == "http" and (q.phase in ("received", "streaming", "sent")
                                           or (q.phase == "delivered" and not q.closed and q.run is not None))]

@@ -75,6 +75,7 @@ class Params:
     max_children: int | None = None     # child runs the host starts, over all runs (None: up to max_runs)
     rest_subjects: tuple[str, ...] | None = None   # Subjects that act over REST (None: every Subject)
     stdio: bool = True        # plain clients also reach each server over stdio (besides streamable HTTP)
+    http_disconnects: bool = True   # HTTP connections drop (a request's, a listen stream's); False: never
     # A request other than tools/call (tasks/*, subscriptions/listen, server/discover, a removed
     # method) is received in one step and processed and answered by the host's `respond` in a later
     # one, so a disconnect or cancellation can hit it in between (issue: no atomic answers). True
@@ -94,6 +95,12 @@ class Params:
     # confirmation: no Tasks declared, MRTR covers its missing input). On by default, so HNS-7's short
     # half is judged; False leaves them out (the Z3 harness encoding has no short operation).
     harness_short_ops: bool = True
+    # Which of the other operations the harness starts: long work (needs a durable handle, asks
+    # server/discover first) and other work (calls at once). Both on by default; an exhaustive scope
+    # turns one off to reach a deep branch of the other within its size (scopes.HARNESS_COVERAGE).
+    harness_long_ops: bool = True
+    harness_other_ops: bool = True
+    harness_cancels: bool = True      # the harness's local runs are cancelled (an intent); False: never
     # LIV-2: how the harness may wait on a binding: "either" (its choice at each wait: tasks/get
     # polling or a subscriptions/listen stream, falling back to polling when the stream ends), or
     # "poll" / "listen" alone. The article names both and prefers neither, so the default is "either".

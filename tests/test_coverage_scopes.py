@@ -1,18 +1,21 @@
 """An amendment whose overrides the check's plan never exercised is searched at the coverage scopes
-(`scopes.COVERAGE`), and what they find is merged into its verdicts."""
+(`scopes.COVERAGE`, and `scopes.HARNESS_COVERAGE` for a harness rule), and what they find is merged
+into its verdicts."""
 from types import SimpleNamespace
 
 import pytest
 
 from model import wire
 from model.amend import Amendment
+from model.harness import HarnessRules
 from properties.base import load_catalogue
 from verifier.engines.bfs import coverage
 from verifier.engines.bfs.run import run_bfs
 from verifier.runtime.results import PropertyVerdict
-from verifier.runtime.scopes import COVERAGE, parse
+from verifier.runtime.scopes import COVERAGE, HARNESS_COVERAGE, parse
 
 NTF2 = "cancelled-blocking-call-answered-error"
+HNS6 = "harness-uses-bound-credentials"
 
 
 class BlockingCancelOk(Amendment):
@@ -21,6 +24,19 @@ class BlockingCancelOk(Amendment):
 
     def blocking_cancel_result(self, world, run):
         return wire.call_tool_result(False, "run cancelled")
+
+
+class AnswersAsDefault(HarnessRules):
+    """Answers a task's input requests with bob's credentials: only a tasks/update asks for them while
+    input keys are pending, and composed-small has no interrupt."""
+    def binding_credentials(self, world, client, te):
+        server, auth = super().binding_credentials(world, client, te)
+        return (server, "bob") if te.input_keys else (server, auth)
+
+
+class UpdateAsDefault(Amendment):
+    name = "update-as-default"
+    harness_rules = AnswersAsDefault
 
 
 def _verdict(name, verdict, message="m", premise=1):
@@ -59,10 +75,22 @@ def test_an_unfinished_coverage_search_is_said_beside_the_proof():
     assert v.verdict == "proved" and v.message == "at host-small; at scope host-small,stdio=True: time cap"
 
 
-def test_every_coverage_scope_parses_and_is_a_host_scope():
+def test_every_coverage_scope_parses_and_is_complete_on_its_side():
     for spec in COVERAGE:
         sc = parse(spec)
         assert not sc.composed and sc.depth is None, spec
+    for spec in HARNESS_COVERAGE:
+        sc = parse(spec)
+        assert sc.composed and sc.depth is None, spec
+
+
+def test_the_coverage_scopes_searched_are_those_of_the_idle_rules_side():
+    plan = [(parse("host-small"), ["h"]), (parse("composed-small"), ["c"])]
+    got = lambda idle: [(sc.name, ps) for sc, ps in coverage.coverage_jobs(plan, idle)]     # noqa: E731
+    assert got(["resolve"]) == [(spec, ["h"]) for spec in COVERAGE]
+    assert got(["harness.input_response"]) == [(spec, ["c"]) for spec in HARNESS_COVERAGE]
+    assert got(["resolve", "harness.plan_call"]) == got(["resolve"]) + got(["harness.plan_call"])
+    assert coverage.coverage_jobs(plan[:1], ["harness.plan_call"]) == []
 
 
 @pytest.mark.xdist_group("coverage")
@@ -74,3 +102,17 @@ def test_an_override_only_a_coverage_scope_calls_is_refuted_there():
     assert len(v.trace) <= 5
     assert r.overrides["blocking_cancel_result"]["differed"] > 0
     assert set(r.states["scopes"]) == {"host-small", *COVERAGE}
+
+
+@pytest.mark.xdist_group("coverage")
+def test_a_harness_override_only_an_input_round_trip_calls_is_refuted_there():
+    """Composed-small has no interrupt, so no task of the harness reads input_required there: the
+    override is idle in the plan, and the harness coverage scope where a task reads input_required
+    refutes HNS-6 at the first request sent for it."""
+    r = run_bfs(UpdateAsDefault, budget=600, props=[load_catalogue()[HNS6]], shadow=True)
+    v = r.verdicts[0]
+    assert v.verdict == "refuted" and v.scope in HARNESS_COVERAGE, (v.verdict, v.message)
+    actions = [s.action for s in v.trace]
+    assert "run_interrupt" in actions and actions[-1] in ("harness_poll", "harness_update"), actions
+    assert r.overrides["harness.binding_credentials"]["differed"] > 0
+    assert set(r.states["scopes"]) == {"composed-small", *HARNESS_COVERAGE}

@@ -38,13 +38,15 @@ def listing() -> dict:
         "scopes": [{"doc": s.doc, **s.describe()} for s in _scopes().values()],
         "homes": [{"id": rid, "scope": spec, "why": why} for rid, (spec, why) in _homes().items()],
         "no_home": [{"id": rid, "why": why} for rid, why in _no_home().items()],
-        "coverage": [{"scope": spec, "adds": adds} for spec, adds in _coverage().items()],
+        "coverage": [{"scope": spec, "side": side, "adds": adds} for side, table in _coverage().items()
+                     for spec, adds in table.items()],
     }
 
 
 def _coverage() -> dict:
-    from verifier.runtime.scopes import COVERAGE
-    return COVERAGE
+    """Side -> {coverage scope: what it adds to that side's default scope}."""
+    from verifier.runtime.scopes import COVERAGE, DEFAULT_COMPOSED, DEFAULT_HOST, HARNESS_COVERAGE
+    return {DEFAULT_HOST: COVERAGE, DEFAULT_COMPOSED: HARNESS_COVERAGE}
 
 
 def _homes() -> dict:
@@ -101,10 +103,10 @@ def cmd_list(args) -> int:
         h.add_row(x["id"], "none: vacuous at its side's scope", x["why"])
     con.print(h)
     c = Table(title="coverage scopes: where an amendment's overrides no scope of its plan exercised are searched too")
-    for col in ("scope", "what it adds to host-small"):
+    for col in ("scope", "what it adds to", "what"):
         c.add_column(col, overflow="fold")
     for x in data["coverage"]:
-        c.add_row(x["scope"], x["adds"])
+        c.add_row(x["scope"], x["side"], x["adds"])
     con.print(c)
     return EXIT_OK
 

@@ -115,6 +115,15 @@ COVERAGE = {
     "host-small,max_pauses=1": "the operator's pause and resume",
     "host-small,stdio=True": "stdio: notifications/cancelled and EOF",
 }
+# Composed-small with an interrupt and one kind of harness operation each, for an amendment's
+# harness overrides (`harness.` rules) left unexercised: the deep branches of the harness's input
+# round trips, which composed-small (no interrupt) never takes.
+_HARNESS_INPUT = "composed-small,max_interrupts=1,harness_max_crashes=0,harness_wait='poll',harness_long_ops=False"
+HARNESS_COVERAGE = {
+    f"{_HARNESS_INPUT},harness_other_ops=False": "a short exchange answered InputRequiredResult: the MRTR retry",
+    f"{_HARNESS_INPUT},harness_short_ops=False,harness_max_requests=3,http_disconnects=False,harness_cancels=False":
+        "a task read input_required, answered by tasks/update (no disconnect, no cancel: within the size)",
+}
 
 
 def home(ids) -> str | None:

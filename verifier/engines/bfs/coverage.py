@@ -5,8 +5,10 @@ pause and no stdio. An override whose only effect lies there (a cancelled blocki
 rule answering otherwise for a REST or stdio cause) is never called, or never answers otherwise,
 at any scope of the plan, and its proofs there say nothing about it. So when a check of an amendment
 ends with such an override, the host's properties are searched again at each coverage scope
-(`scopes.COVERAGE`: host-small with one more dimension of the environment), and the verdicts are
-merged: a refutation at a coverage scope refutes; a proof stays a proof, naming both scopes.
+(`scopes.COVERAGE`: host-small with one more dimension of the environment), and, for a harness rule,
+the harness's at each harness coverage scope (`scopes.HARNESS_COVERAGE`: composed-small with an
+interrupt, reaching the MRTR retry and tasks/update). The verdicts are merged: a refutation at a
+coverage scope refutes; a proof stays a proof, naming both scopes.
 """
 from __future__ import annotations
 
@@ -25,10 +27,18 @@ def idle_overrides(results) -> list[str]:
     return unexercised(summed_overrides(results))
 
 
-def coverage_jobs(jobs_plan) -> list:
-    """[(scope, properties)]: each coverage scope with the properties the plan judges at host-small."""
-    host = next((ps for sc, ps in jobs_plan if sc.name == scopes.DEFAULT_HOST), [])
-    return [(scopes.parse(spec), host) for spec in scopes.COVERAGE] if host else []
+def coverage_jobs(jobs_plan, idle) -> list:
+    """[(scope, properties)]: for the idle overrides `idle`, each host coverage scope with the
+    properties the plan judges at host-small (a host rule idle), and each harness coverage scope
+    with those it judges at composed-small (a harness rule idle)."""
+    out = []
+    for side, specs, wanted in ((scopes.DEFAULT_HOST, scopes.COVERAGE, any("." not in r for r in idle)),
+                                (scopes.DEFAULT_COMPOSED, scopes.HARNESS_COVERAGE,
+                                 any(r.startswith("harness.") for r in idle))):
+        props = next((ps for sc, ps in jobs_plan if sc.name == side), [])
+        if wanted and props:
+            out += [(scopes.parse(spec), props) for spec in specs]
+    return out
 
 
 def searched(judge, variant, jobs, symmetry, started, budget, max_states, max_depth, progress) -> list:

@@ -69,8 +69,9 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
             left = max(0.0, started + budget - time.monotonic())
             results.append(_judge(incremental, variant, budget)(variant, sc, ps, symmetry, left, max_states, max_depth, progress,
                                                         shadow))
-    if scope is None and variant is not None and shadow and coverage.idle_overrides(results):
-        extra = coverage.searched(_judge(incremental, variant, budget), variant, coverage.coverage_jobs(jobs_plan),
+    idle = coverage.idle_overrides(results) if scope is None and variant is not None and shadow else []
+    if idle:
+        extra = coverage.searched(_judge(incremental, variant, budget), variant, coverage.coverage_jobs(jobs_plan, idle),
                                   symmetry, started, budget, max_states, max_depth, progress)
         results = coverage.merged(results, extra)
     return result_of(variant, results, catalogue, budget, started,

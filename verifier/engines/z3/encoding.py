@@ -1405,7 +1405,8 @@ class Encoding:
     # network
     def act_disconnect(self, s, A, t):
         q = A.req
-        g = AND(self.valid(s, "q", q), EQ(self.sel(s, "q_tr", q), 0), self.droppable(s, q))
+        g = AND(self.params.http_disconnects, self.valid(s, "q", q), EQ(self.sel(s, "q_tr", q), 0),
+                self.droppable(s, q))
         self.drop(t, q)
         return g
 

@@ -330,6 +330,10 @@ class ComposedEncoding(Encoding):
         refuse = AND(A.long, EQ(offered, 0))
         g = AND(LE(0, c), LT(c, self.sizes.hclients), LE(0, v), LT(v, self.sizes.servers), self.alive(s, c),
                 LT(s[("h_runs",)], self.params.harness_max_runs), self.can_send(s), OR(plan_call, refuse))
+        if not self.params.harness_long_ops:        # the kinds of operation the instance starts
+            g = AND(g, NOT(A.long))
+        if not self.params.harness_other_ops:
+            g = AND(g, A.long)
         o = s[("h_runs",)]
         t[("_crash",)] = OR(t[("_crash",)], NOT(LT(o, self.sizes.hops)))
         t[("h_runs",)] = ADD(o, 1)
@@ -517,7 +521,7 @@ class ComposedEncoding(Encoding):
 
     def act_harness_cancel(self, s, A, t):
         o = A.op
-        g = AND(self.own_op(s, A), NOT(self.te_terminal(self.sel(s, "ho_status", o))), NOT(self.sel(s, "ho_intent", o, True)))
+        g = AND(self.params.harness_cancels, self.own_op(s, A), NOT(self.te_terminal(self.sel(s, "ho_status", o))), NOT(self.sel(s, "ho_intent", o, True)))
         self.put(t, "ho_intent", o, True)
         self.sync_run(t, o)
         self.persist(t, o)
