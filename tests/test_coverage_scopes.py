@@ -11,6 +11,7 @@ from model.harness import HarnessRules
 from properties.base import load_catalogue
 from verifier.engines.bfs import coverage
 from verifier.engines.bfs.run import run_bfs
+from verifier.engines.bfs.search import _judged
 from verifier.runtime.results import PropertyVerdict
 from verifier.runtime.scopes import COVERAGE, HARNESS_COVERAGE, parse
 
@@ -105,6 +106,17 @@ def test_an_override_only_a_coverage_scope_calls_is_refuted_there():
 
 
 @pytest.mark.xdist_group("coverage")
+def test_the_harness_tasks_update_scope_refutes_what_composed_small_cannot_reach():
+    """The harness coverage scope of tasks/update, searched alone: a task reads input_required there
+    (the default test run's part of the end-to-end test below)."""
+    spec = next(s for s in HARNESS_COVERAGE if "harness_max_requests=3" in s)
+    s, verdicts, counts = _judged(UpdateAsDefault, parse(spec), [load_catalogue()[HNS6]], True, 600, None, None,
+                                  None, shadow=True)
+    assert verdicts[0].verdict == "refuted", verdicts[0].message
+    assert counts["harness.binding_credentials"]["differed"] > 0
+
+
+@pytest.mark.slow
 def test_a_harness_override_only_an_input_round_trip_calls_is_refuted_there():
     """Composed-small has no interrupt, so no task of the harness reads input_required there: the
     override is idle in the plan, and the harness coverage scope where a task reads input_required

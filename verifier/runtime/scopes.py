@@ -110,10 +110,16 @@ NO_HOME = {
 # Host-small with one more dimension of the host's environment each. An amendment whose overrides no
 # scope of its check's plan exercised (never called, or never answering otherwise) is searched at
 # these too (`verifier.engines.bfs.coverage`). Spec -> what it adds; sizes in docs/exhaustive.md.
+# Together with the plan they take every action and generate every request form but those
+# `tests/quality/test_environment.py` lists in EXHAUSTIVE_GAPS.
 COVERAGE = {
     "host-rest,rest_subjects=('alice',)": "alice's REST cancelRun and resolve (a cancelled blocking call's result)",
     "host-small,max_pauses=1": "the operator's pause and resume",
     "host-small,stdio=True": "stdio: notifications/cancelled and EOF",
+    "host-small,clients=('C1','C2')": "bob, another Subject of alice's tenant: a task reference to another's run",
+    "host-small,max_runs=2,max_interrupts=0": "a child run the host starts (no interrupt: within the size)",
+    "host-small,retry_reserve=2,http_disconnects=False": "a second MRTR retry: a requestState already spent "
+                                                         "(no HTTP disconnect: within the size)",
 }
 # Composed-small with an interrupt and one kind of harness operation each, for an amendment's
 # harness overrides (`harness.` rules) left unexercised: the deep branches of the harness's input
