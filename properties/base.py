@@ -75,6 +75,12 @@ FACETS = {
 _BIT = {name: 1 << i for i, name in enumerate(FACETS)}
 
 
+def guard_facets(world, step) -> int | None:
+    """The facets by which every engine's guards may skip a property at this step (`Prop.may_read`),
+    or None at a behaviour's first step, where every property runs (it may set up monitor state)."""
+    return step_facets(world, step) if world.depth > 1 else None
+
+
 def step_facets(world, step) -> int:
     """The facets (`FACETS`) of a step taken in `world`, as bits."""
     m = (1 if step.emitted else 0) | (2 if step.events else 0) | (16 if step.created else 0) \

@@ -108,7 +108,7 @@ def test_the_guards_skip_only_checks_that_would_find_nothing(monkeypatch):
     from properties.base import Property as P
     from verifier.runtime import checking
     calls = {"guarded": 0}
-    real = checking.step_facets
+    real = checking.guard_facets
 
     def counting(world, step):
         calls["guarded"] += 1
@@ -119,7 +119,7 @@ def test_the_guards_skip_only_checks_that_would_find_nothing(monkeypatch):
                 [(v.name, v.verdict, v.premise, v.checks, v.message, v.length) for v in r.verdicts])
 
     for variant in (None, resolve("waiting-external-input-required")):
-        monkeypatch.setattr(checking, "step_facets", counting)
+        monkeypatch.setattr(checking, "guard_facets", counting)
         guarded = seen(explore(variant, budget=120, seed=3, chunks=2))
         assert calls["guarded"] > 100
         monkeypatch.setattr(P, "may_read", lambda self, facets, action: True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from model.fairness import drain
 from model.world import ModelError
-from properties.base import step_facets
+from properties.base import guard_facets
 
 from verifier.runtime import interrupt, watchdog
 from verifier.runtime.faults import Fault, ModelFault, fault_of
@@ -97,7 +97,7 @@ def check_step(world, step, props, asserted, obs: Observations):
     checks = obs.checks
     try:
         with watchdog.current().bounded():
-            facets = step_facets(world, step) if world.depth > 1 else None
+            facets = guard_facets(world, step)
             for p in props:
                 if p.kind == "liveness":
                     if p.monitor is not None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from model.actions import load_all
 from model.lifecycle import TERMINAL
 from model.snapshot import clone, fingerprint, state_tuple
-from properties.base import step_facets
+from properties.base import guard_facets
 
 from verifier.validate.ids import Bindings
 from model.actions import SILENT
@@ -139,9 +139,8 @@ class Matcher:
             for k, (rid, e) in enumerate(step.events):
                 runq[rid] = runq.get(rid, ()) + ((e, w.runs[rid].status, (origin, k)),)
         violation, reached = cand.violation, cand.reached
-        # past the first step, the guards skip a property at a step touching nothing it reads (as the
-        # engines do: `verifier.runtime.checking.check_step`)
-        facets = step_facets(w, step) if w.depth > 1 else None
+        # the guards skip a property at a step touching nothing it reads, as the engines do
+        facets = guard_facets(w, step)
         for p in self.props:
             if facets is not None and not p.may_read(facets, name):
                 continue

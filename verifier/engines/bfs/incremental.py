@@ -37,7 +37,7 @@ from model.harness import HarnessRules
 from model.rules import Rules
 from model.snapshot import clone, decode, encode, fingerprint
 from model.world import World, action_table
-from properties.base import step_facets
+from properties.base import guard_facets
 
 from verifier.engines.bfs import fair
 from verifier.engines.bfs.search import (Checker, Search, _judged, _Stop, enabled_moves, fault_at, finish,
@@ -225,13 +225,13 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                         step = c.apply(name, args, check=False, say=False)
                         for m in monitors:
                             m(c, step)
-                        if c.depth > 1:
-                            key = (step_facets(c, step), name)
-                            todo = todo_by.get(key)
-                            if todo is None:
-                                todo = todo_by[key] = [e for e in entries if e[3].may_read(*key)]
-                        else:
+                        facets = guard_facets(c, step)
+                        if facets is None:
                             todo = entries
+                        else:
+                            todo = todo_by.get((facets, name))
+                            if todo is None:
+                                todo = todo_by[facets, name] = [e for e in entries if e[3].may_read(facets, name)]
                         premised, failed = [], []
                         for pname, pre, check, _ in todo:
                             if pre is not None and pre(c, step):

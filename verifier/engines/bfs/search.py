@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from model.snapshot import clone, fingerprint, forget_texts
 from model.world import action_table
-from properties.base import FACETS, load_catalogue, step_facets
+from properties.base import FACETS, guard_facets, load_catalogue
 
 from verifier.runtime import faults, interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
@@ -274,16 +274,17 @@ class Checker:
 
     def check(self, world, step, sid, name, args):
         s = self.s
-        if self.guards == "on" and world.depth > 1:
-            key = (step_facets(world, step), name)
+        facets = guard_facets(world, step) if self.guards != "off" else None
+        if facets is None:
+            todo = self.entries
+        elif self.guards == "on":
+            key = (facets, name)
             todo = self._todo.get(key)
             if todo is None:
                 props = self.props
                 todo = self._todo[key] = [x for x in self.entries if props[x[0]].may_read(*key)]
-        elif self.guards == "verify" and world.depth > 1:
-            todo = self._verified(world, step, name)
         else:
-            todo = self.entries
+            todo = self._verified(world, step, name, facets)
         premise, closed, shut = s.premise, self.closed, False
         for pname, pre, check in todo:
             try:
@@ -302,13 +303,12 @@ class Checker:
         if shut:
             self.reopen([x for x in self.open if x[0] not in s.found])
 
-    def _verified(self, world, step, name):
+    def _verified(self, world, step, name, facets):
         """The open entries a guard would not skip here. Each one it would skip is first run in
         its place in the catalogue's order (so that it sees what it would have seen) and held to
         its declaration: nothing found, the premise not reached, and (over each stretch of such
         entries) the world unchanged."""
         from model.snapshot import state_tuple
-        facets = step_facets(world, step)
         out, group, before = [], [], None
         for entry in self.entries + [None]:
             if entry is not None and not self.props[entry[0]].may_read(facets, name):
