@@ -527,14 +527,12 @@ def _start_moves(world):
     h = world.harness
     if h is None or h.runs_started >= world.params.harness_max_runs or not _can_send(world):
         return []
-    R = h.rules
-    P = world.params
+    R, P = h.rules, world.params
     kinds = [long for long, on in ((False, P.harness_other_ops), (True, P.harness_long_ops)) if on]
-    out = [dict(client=c.name, server=s, long=long) for c, p in _live(world) for s, _ in world.params.servers
+    out = [dict(client=c.name, server=s, long=long) for c, p in _live(world) for s, _ in P.servers
            for long in kinds if R.plan_call(world, c.name, s, long) is not None]
-    if world.params.harness_short_ops:      # a quick lookup or confirmation: never needs a handle
-        out += [dict(client=c.name, server=s, long=False, short=True) for c, _ in _live(world)
-                for s, _ in world.params.servers]
+    if P.harness_short_ops:      # a quick lookup or confirmation: never needs a handle
+        out += [dict(client=c.name, server=s, long=False, short=True) for c, _ in _live(world) for s, _ in P.servers]
     return out
 
 
@@ -989,7 +987,7 @@ def harness_mrtr(world, client, op):
 
 # ---- cancellation as intent ----------------------------------------------------------------------
 def _cancel_moves(world):
-    if world.harness is None or not world.params.harness_cancels:
+    if not world.params.harness_cancels:
         return []
     return [dict(client=c.name, run=run.id) for c, p in _live(world) for run in p.runs.values()
             if any(not p.tes[op].terminal and not p.tes[op].cancel_intent for op in run.nodes.values())]

@@ -16,13 +16,13 @@ import pytest
 from model.amend import Amendment, rule_names
 from model.clients import REQUEST_FORMS
 from model.variants import resolve
-from verifier.runtime.worlds import make_world_for
 from model.world import action_table
 from properties.base import load_catalogue
 from verifier.engines.bfs.search import plan, search
 from verifier.engines.random.explore import explore
 from verifier.runtime import scopes
 from verifier.runtime.budgets import DEFAULT_EXAMPLES, EXAMPLES_PER_CHUNK, chunks_for
+from verifier.runtime.worlds import make_world_for
 
 # Actions the baseline never enables, each with the built-in variant that does: on the RFC as
 # written a run is durable from createRun on, so there is nothing for `persist` to do.

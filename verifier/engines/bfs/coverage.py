@@ -31,10 +31,10 @@ def coverage_jobs(jobs_plan, idle) -> list:
     """[(scope, properties)]: for the idle overrides `idle`, each host coverage scope with the
     properties the plan judges at host-small (a host rule idle), and each harness coverage scope
     with those it judges at composed-small (a harness rule idle)."""
+    harness = [r.startswith("harness.") for r in idle]
     out = []
-    for side, specs, wanted in ((scopes.DEFAULT_HOST, scopes.COVERAGE, any("." not in r for r in idle)),
-                                (scopes.DEFAULT_COMPOSED, scopes.HARNESS_COVERAGE,
-                                 any(r.startswith("harness.") for r in idle))):
+    for side, specs, wanted in ((scopes.DEFAULT_HOST, scopes.COVERAGE, not all(harness)),
+                                (scopes.DEFAULT_COMPOSED, scopes.HARNESS_COVERAGE, any(harness))):
         props = next((ps for sc, ps in jobs_plan if sc.name == side), [])
         if wanted and props:
             out += [(scopes.parse(spec), props) for spec in specs]
