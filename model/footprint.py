@@ -199,9 +199,12 @@ def _epilogue_reads(world, args) -> set:
 
 
 def _epilogue_writes(world, args) -> set:
-    return {table("notified"), table("last_sent")} | {
-        ("sub", (q.id, rid)) for q in world.requests.values()
-        if q.method == "subscriptions/listen" and q.phase == "streaming" for rid in q.acked}
+    """What each open stream last published; a table's membership only where it lacks a stream's task
+    (the first view noted adds it to `notified`, the first notification sent to `last_sent`)."""
+    subs = {(q.id, rid) for q in world.requests.values()
+            if q.method == "subscriptions/listen" and q.phase == "streaming" for rid in q.acked}
+    return {("sub", k) for k in subs} | {table(name) for name in ("notified", "last_sent")
+                                         if any(k not in getattr(world, name) for k in subs)}
 
 
 EPILOGUE = footprint(_epilogue_reads, _epilogue_writes, rules=PUBLISH_RULES)
