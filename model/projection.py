@@ -14,10 +14,3 @@ STATUS_PROJECTION = {
     "failed": ("completed", True),
     "cancelled": ("cancelled", None),
 }
-
-TASK_TERMINAL = frozenset({"completed", "failed", "cancelled"})
-# The ext-tasks status diagram: working <-> input_required, either -> a terminal status.
-TASK_EDGES = frozenset({
-    ("working", "input_required"), ("input_required", "working"),
-    *((s, t) for s in ("working", "input_required") for t in TASK_TERMINAL),
-})
