@@ -83,8 +83,6 @@ def resolve_variant(spec):
 
 # The validator's instance: the model's Subjects, clients and servers (model/params.py), with the
 # exploration bounds lifted: a real session makes as many requests, runs and ticks as it likes.
-# The validator's instance: the model's Subjects, clients and servers (model/params.py), with the
-# exploration bounds lifted: a real session makes as many requests, runs and ticks as it likes.
 UNBOUNDED = dict(max_requests=10 ** 9, max_runs=10 ** 9, max_effects=10 ** 9, max_time=10 ** 9, max_interrupts=None,
                  max_pauses=None, retry_reserve=0)
 

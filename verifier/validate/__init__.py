@@ -23,15 +23,16 @@ __all__ = ["validate_log", "ValidationResult", "Divergence", "LogError", "resolv
 
 
 def resolve_variant(spec):
-    """None (the baseline), a built-in variant's name, an amendment file, or an Amendment class."""
-    if spec is None or spec == "baseline" or isinstance(spec, type):
-        return None if spec in (None, "baseline") else spec
-    from model.amend import AmendmentError
-    from verifier.runtime.amendments import resolve_checked
+    """None (the baseline), a built-in variant's name, an amendment file, or an Amendment class; a
+    bad name or file is bad input of the log's check (`LogError`)."""
+    if isinstance(spec, type):
+        return spec
+    from verifier.runtime.exitcodes import UsageError
+    from verifier.runtime.worlds import resolve_variant as named
     try:
-        return resolve_checked(spec)
-    except AmendmentError as e:
-        raise LogError(str(e).splitlines()[0]) from None
+        return named(spec)
+    except UsageError as e:
+        raise LogError(str(e).removeprefix("taskmodel: ").splitlines()[0]) from None
 
 
 def host_properties():
