@@ -383,10 +383,14 @@ def run_fail(world, run):
     world.append(r, {"type": "run.failed"})
 
 
+def child_runs(world) -> int:
+    """The child runs the host started, over all runs (what `Params.max_children` bounds)."""
+    return sum(r.parent is not None for r in world.runs.values())
+
+
 def _spawn_moves(world):
     cap = world.params.max_children
-    if len(world.runs) >= world.params.max_runs or cap is not None and sum(
-            r.parent is not None for r in world.runs.values()) >= cap:
+    if len(world.runs) >= world.params.max_runs or cap is not None and child_runs(world) >= cap:
         return []
     return [dict(run=r.id) for r in _runs_in(world, "running")]
 

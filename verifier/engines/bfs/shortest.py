@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model.host import child_runs
 from model.snapshot import clone, fingerprint
 from model.world import World, action_table
 from verifier.engines.bfs.search import Search, enabled_moves, search, successors
@@ -45,7 +46,7 @@ def fitted(world, composed: bool) -> dict:
             s.action.startswith("stdio_") for s in hist),
         "max_requests": len(world.requests), "retry_reserve": 0, "max_runs": len(world.runs),
         "max_interrupts": len(world.interrupts), "max_pauses": sum(s.action == "operator_pause" for s in hist),
-        "max_children": sum(r.parent is not None for r in world.runs.values()),
+        "max_children": child_runs(world),
         "rest_subjects": tuple(sorted({s.args["subject"] for s in hist
                                        if s.action.startswith(("rest_", "operator_", "fork")) and "subject" in s.args})),
         "max_effects": world.effects, "max_time": world.clock}
