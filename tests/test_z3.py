@@ -32,20 +32,26 @@ def enc():
     return Encoding()
 
 
+@pytest.fixture(scope="module")
+def walks(request):
+    """Random walks per cross-check: 300 by default, 1,000 with --slow."""
+    return 1000 if request.config.getoption("--slow") else 300
+
+
 # ---- cross-check 1: random traces of the executable model are steps of the encoding -------------------------
 
-def test_thousand_random_traces_are_accepted(enc):
-    """1,000 seeded random walks (800 at the stated size, 200 at a larger one, where grandchildren,
-    several interrupts and more requests occur) of the executable model: every step satisfies the
-    encoding's transition relation, field by field."""
+def test_random_traces_are_accepted(enc, walks):
+    """Seeded random walks (300, 1,000 with --slow; four fifths at the stated size, the rest at a
+    larger one, where grandchildren, several interrupts and more requests occur) of the executable
+    model: every step satisfies the encoding's transition relation, field by field."""
     larger = Encoding(LARGER)
     steps = 0
-    for seed in range(1000):
-        e = enc if seed < 800 else larger
+    for seed in range(walks):
+        e = enc if seed < walks * 4 // 5 else larger
         r = random_walk(e, seed, length=18, weighted=seed % 3 != 0)
         assert r.mismatch is None, r.mismatch
         steps += len(r.records)
-    assert steps > 10_000
+    assert steps > 10 * walks
 
 
 def test_parameters_and_variants_traces_are_accepted():
@@ -83,18 +89,18 @@ def test_the_z3_formula_refuses_a_wrong_successor(enc):
     assert not checker.accepts(bad)
 
 
-def test_thousand_traces_accepted_by_the_z3_relation(enc):
-    """1,000 random traces (10 steps each) of the executable model: Z3 evaluates the very term BMC and
-    k-induction unroll to true on every step."""
+def test_traces_accepted_by_the_z3_relation(enc, walks):
+    """Random traces (10 steps each; 300, 1,000 with --slow) of the executable model: Z3 evaluates the
+    very term BMC and k-induction unroll to true on every step."""
     ev = RelationEvaluator(enc)
     steps = 0
-    for seed in range(1000):
+    for seed in range(walks):
         r = random_walk(enc, 10_000 + seed, length=10)
         refused = ev.first_refused(r.records)
         assert refused is None, f"seed {10_000 + seed}: the Z3 relation refuses step {refused} " \
                                 f"{r.records[refused].action}({r.records[refused].args})"
         steps += len(r.records)
-    assert steps > 8_000
+    assert steps > 8 * walks
 
 
 def test_the_z3_relation_refuses_wrong_steps(enc):
