@@ -499,10 +499,8 @@ def test_a_diagnosis_is_the_same_on_a_slow_machine(monkeypatch):
     assert quick["result"] == "diverges" and quick["divergence"]["requirement"] in want
 
 
-def _future_of(kind: str, ended: bool):
-    """The candidate-merging key of alice's run suspended on an interrupt of `kind`, then cancelled or not."""
-    from verifier.validate.ids import Bindings
-    from verifier.validate.search import Cand, _future
+def _alice_suspended(kind: str, ended: bool):
+    """The world where alice's run suspends on an interrupt of `kind` and she reads it, then cancels it or not."""
     w = unbounded_world(None)
     w.apply("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow"), check=False)
     run = w.requests["r1"].run
@@ -518,11 +516,46 @@ def _future_of(kind: str, ended: bool):
         w.apply("respond", dict(request="r3"), check=False)
         w.apply("run_finish_cancel", dict(run=run), check=False)
         assert w.runs[run].status == "cancelled"
-    return _future(Cand(w, Bindings(), {}, {}, None, frozenset(), None))
+    return w
 
 
 def test_candidates_that_differ_only_in_a_closed_interrupts_kind_are_one():
     """What no later step reads (a closed interrupt's kind, the free text naming it) is masked; an
     open interrupt's kind is not."""
-    assert _future_of("approval", True) == _future_of("clarification", True)
-    assert _future_of("approval", False) != _future_of("clarification", False)
+    from verifier.validate.ids import Bindings
+    from verifier.validate.search import Cand, Texts, _future
+    texts = Texts()
+
+    def future(kind, ended):
+        return _future(Cand(_alice_suspended(kind, ended), Bindings(), {}, {}, None, frozenset(), None), texts)
+    assert future("approval", True) == future("clarification", True)
+    assert future("approval", False) != future("clarification", False)
+
+
+def test_a_search_keeps_each_state_once_as_its_fingerprint_tells():
+    """The search's set of states reached (`_Seen`) fingerprints only states alike in a few fields: on
+    every state two internal moves from alice's suspended run, it keeps exactly those a set of
+    fingerprints keeps."""
+    from model.actions import load_all
+    from model.snapshot import clone, fingerprint
+    from verifier.validate.ids import Bindings
+    from verifier.validate.search import INTERNAL_ACTORS, Cand, _Seen
+    table = load_all()
+    internal = [n for n, a in table.items() if a.actor in INTERNAL_ACTORS]
+
+    def children(w):
+        for name in internal:
+            for args in table[name].moves(w):
+                child = clone(w)
+                child.apply(name, args, check=False)
+                yield child
+    seen, prints, kept = _Seen(), set(), 0
+    for w in [_alice_suspended("approval", False), _alice_suspended("clarification", True)]:
+        for child in children(w):
+            for grandchild in [child, *children(child)]:
+                f = fingerprint(grandchild, rename=False)
+                new = f not in prints
+                prints.add(f)
+                assert seen.add(Cand(grandchild, Bindings(), {}, {}, None, frozenset(), None)) == new
+                kept += new
+    assert kept > 20

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import hashlib
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 
 from model.actions import load_all
 from model.lifecycle import TERMINAL
@@ -88,6 +90,29 @@ class Cand:
         return c
 
 
+class _Seen:
+    """The states a search has reached, each once by its fingerprint and what it still owes the log.
+    A fingerprint reads the whole world, so it is taken only of states alike in what `_brief` and
+    `_maskable` read."""
+
+    def __init__(self):
+        self.alike: dict = {}        # -> [[candidate, its key or None until needed], ...]
+
+    def add(self, c: Cand) -> bool:
+        """Whether `c` is a state not reached before (it is kept)."""
+        alike = self.alike.setdefault((_brief(c), _maskable(c.world)), [])
+        if alike:
+            key = _key(c)
+            for entry in alike:
+                entry[1] = entry[1] or _key(entry[0])
+                if entry[1] == key:
+                    return False
+            alike.append([c, key])
+        else:
+            alike.append([c, None])
+        return True
+
+
 class Matcher:
     def __init__(self, world, props, mapping: dict, run_events: bool, deadline: float, keep_origins: bool, events,
                  max_depth: int = 6, max_states: int = 20000, max_candidates: int = 512, max_steps: int | None = None):
@@ -109,6 +134,7 @@ class Matcher:
         self.ignored: set = set()            # (conn, JSON-RPC id) of requests passed over
         self.steps = 0
         self.index = 0                       # the event being matched
+        self.texts = Texts()                 # messages' texts, numbered (`_future`)
 
     # ---- stepping the model ------------------------------------------------------------------
     def _step(self, cand: Cand, name: str, args: dict, refs=None, in_place=False) -> Cand:
@@ -184,8 +210,9 @@ class Matcher:
                 direct.extend(got)
             else:
                 expected.append(c)
+        tried = {}
         if not direct and answering is not None:
-            direct = self._answered(goal, waiting, answering, allow_events)
+            direct, tried = self._answered(goal, waiting, answering, allow_events)
         if direct:
             self.cands = self._capped(direct)
             return
@@ -195,7 +222,7 @@ class Matcher:
         deep = False
         for f, depth, *only in passes:
             found, deep = self._bfs(goal, waiting, expected, allow_events, f, depth, words, kind, bool(only),
-                                    answering)
+                                    answering, tried)
             if found:
                 self.cands = self._capped(found)
                 return
@@ -203,29 +230,34 @@ class Matcher:
         raise Stop("diverges", f"the model cannot produce {words}" + (" (search depth reached)" if deep else ""),
                    allowed)
 
-    def _answered(self, goal, waiting, qid, allow_events) -> list:
-        found = []
+    def _answered(self, goal, waiting, qid, allow_events) -> tuple[list, dict]:
+        """(the candidates after the host's step answering `qid` that explain the observation, every
+        such step taken: (id of the candidate, action, qid) -> (the child, what `goal` said of it))."""
+        found, tried = [], {}
         for c in waiting:
             for name in ANSWERING:
                 if dict(request=qid) not in self.table[name].moves(c.world):
                     continue
                 child = self._step(c, name, dict(request=qid))
-                if child.runq is not c.runq and not allow_events:
-                    continue
-                found.extend(goal(child) or ())
-        return found
+                got = None
+                if child.runq is c.runq or allow_events:
+                    got = goal(child)
+                    found.extend(got or ())
+                tried[(id(c), name, qid)] = child, got
+        return found, tried
 
     def _bfs(self, goal, roots, expected, allow_events, focus, max_depth, words, kind=None, appending=False,
-             answering=None):
+             answering=None, tried=None):
         """(the candidates of the first level that explains the observation, whether the depth bound
         was what stopped the search). With `answering`, each level first takes the host's step
-        answering that request alone (as `search` does at the first): only it emits the response, so
-        if it explains the observation the level's other moves cannot, and the level's widest part,
-        every other move of every state, is never taken."""
-        frontier, seen, states = roots, set(), 0
+        answering that request alone (as `search` does at the first, its steps in `tried`): only it
+        emits the response, so if it explains the observation the level's other moves cannot, and
+        the level's widest part, every other move of every state, is never taken; when it does not,
+        the level reads those steps again rather than taking them twice."""
+        frontier, seen, states, tried = roots, _Seen(), 0, tried or {}
         for level in range(max_depth):
             if answering is not None and level:        # the roots' own answer was tried by `search`
-                found = self._answered(goal, frontier, answering, allow_events)
+                found, tried = self._answered(goal, frontier, answering, allow_events)
                 if found:
                     return found, False
             found, nxt = [], []
@@ -234,20 +266,18 @@ class Matcher:
                 for name, args in self._internal_moves(c.world, runs_reqs, kind, appending):
                     if time.monotonic() > self.deadline:
                         raise Stop("undetermined", f"budget ran out searching for {words}")
-                    child = self._step(c, name, args)
+                    known = tried.get((id(c), name, args.get("request")))
+                    child = known[0] if known else self._step(c, name, args)
                     states += 1
                     appended = child.runq is not c.runq
                     if appended and not allow_events:
                         continue          # a step the log would show as a run event, and does not
-                    got = goal(child)
+                    got = known[1] if known else goal(child)
                     if got is None and appended:
                         got = []          # it appended, but not the event the log shows next
                     if got is None:
-                        f = (fingerprint(child.world, rename=False), _queued(child))
-                        if f in seen:
-                            continue
-                        seen.add(f)
-                        nxt.append(child)
+                        if seen.add(child):
+                            nxt.append(child)
                     elif got:
                         found.extend(got)
                     else:
@@ -263,11 +293,14 @@ class Matcher:
 
     def _capped(self, cands):
         """The candidates, each model state once: states that differ only in what no later step
-        reads (a closed interrupt's kind and approvers) are one (see `_future`)."""
+        reads (a closed interrupt's kind and approvers) are one (see `_future`). The masked state is
+        read only of candidates alike in what masking leaves as it is (`_brief`)."""
         if len(cands) > 1:
+            briefs = [_brief(c) for c in cands]
+            shared = {b for b in briefs if briefs.count(b) > 1}
             seen, out = set(), []
-            for c in cands:
-                f = _future(c)
+            for c, b in zip(cands, briefs):
+                f = (b, _future(c, self.texts) if b in shared else None)
                 if f not in seen:
                     seen.add(f)
                     out.append(c)
@@ -325,32 +358,95 @@ def _seeded(world, key, value):
 
 
 KIND_WORDS = (("approval", "waiting-approval"), ("clarification", "waiting-input"))
+# What the host says of an interrupt while it is open, named after its kind, read as the same words.
+PLAIN_WORDS = tuple(pair for kind, status in KIND_WORDS for pair in
+                    ((f"'{kind} needed'", "'input needed'"), (f"'run is {status}'", "'run is waiting'")))
 
 
-def _future(c: Cand) -> tuple:
+def _future(c: Cand, texts: Texts) -> tuple:
     """What decides a candidate's future: its model state with the kind and approvers masked of
     every interrupt closed or left on a finished run (the model reads them only while the run
-    waits on it), what it still owes the log, and its bindings."""
+    waits on it), what it still owes the log, and its bindings. Keys compare when made with one
+    `texts`."""
     w = c.world
     closed = [i for i in w.interrupts.values() if not i.open or i.kind != "external-event"
               and w.runs[i.run].status in TERMINAL]
+    masked = {i.id for i in closed}
+
+    def number(obj) -> int:
+        mode = 0 if not closed else 2 if obj.get("interruptId") in masked and obj.get("type") == \
+            "interrupt.requested" else 1
+        return texts.number(obj, mode)
+    with _masking(closed):
+        text = repr(state_tuple(w, text=number))
     if closed:
-        w = clone(w)
-        masked = {i.id for i in closed}
-        for iid in masked:
-            i = w.interrupts[iid]
-            i.kind, i.approvers, i.label = "closed", None, ""
-        for r in w.runs.values():
-            if any(e.get("interruptId") in masked and e["type"] == "interrupt.requested" for e in r.log):
-                r.log = [dict(e, kind="closed", approvers=None) if e["type"] == "interrupt.requested"
-                         and e.get("interruptId") in masked else e for e in r.log]
-    text = repr(state_tuple(w))
-    if closed:      # what the host said of them while they were open: free text named after the kind
-        for kind, status in KIND_WORDS:
-            text = text.replace(f"'{kind} needed'", "'input needed'").replace(f"'run is {status}'", "'run is waiting'")
+        text = _plain(text)
     ids = tuple(tuple(sorted(c.ids.real[k].items())) for k in ("run", "interrupt", "token")) + (
         tuple(sorted(c.ids.errors.items())),)
     return hashlib.blake2b(text.encode(), digest_size=16).digest(), _queued(c), ids, c.violation is None
+
+
+class Texts:
+    """Each message, response and run-log event as `_future`'s text of a state would hold it (the
+    repr of its repr, the words masked), numbered: they never change once made, and a long
+    session's world holds hundreds of them, so a state's text is short and made without them.
+    Mode 0: as it is; 1: the words masked; 2: a closed interrupt's event, masked."""
+
+    def __init__(self):
+        self.by_object: dict = {}       # (id, mode) -> (object, number)
+        self.numbers: dict = {}         # text -> number
+
+    def number(self, obj: dict, mode: int) -> int:
+        got = self.by_object.get((id(obj), mode))
+        if got is None or got[0] is not obj:
+            text = repr(repr(dict(obj, kind="closed", approvers=None) if mode == 2 else obj))
+            text = _plain(text) if mode else text
+            got = self.by_object[(id(obj), mode)] = (obj, self.numbers.setdefault(text, len(self.numbers)))
+        return got[1]
+
+
+def _brief(c: Cand) -> tuple:
+    """A few things the state's fingerprint and `_future` read, and masking leaves as they are: two
+    candidates that differ in them are different states. Of the tables, only the latest records:
+    the steps a search takes are mostly on them, and the cost must not grow with the session."""
+    w = c.world
+    return (w.serial, w.clock, len(w.requests), len(w.runs), len(w.interrupts),
+            tuple([(r.status, r.updated_at) for r in _latest(w.runs)]), tuple([q.phase for q in _latest(w.requests)]),
+            tuple([(i.open, i.form) for i in _latest(w.interrupts)]), _queued(c))
+
+
+def _maskable(w) -> tuple:
+    """What of the latest interrupts and run logs `_future` masks or does not read: the kinds, and
+    when each run's events were appended."""
+    return tuple([i.kind for i in _latest(w.interrupts)]), tuple([tuple([e.get("at") for e in r.log])
+                                                                  for r in _latest(w.runs)])
+
+
+def _latest(table: dict, n: int = 16):
+    return islice(reversed(table.values()), n)
+
+
+def _key(c: Cand) -> tuple:
+    return fingerprint(c.world, rename=False), _queued(c)
+
+
+@contextmanager
+def _masking(closed):
+    """The closed interrupts' kind and approvers masked while the state is read, restored after."""
+    kept = [(i, i.kind, i.approvers, i.label) for i in closed]
+    for i in closed:
+        i.kind, i.approvers, i.label = "closed", None, ""
+    try:
+        yield
+    finally:
+        for i, kind, approvers, label in kept:
+            i.kind, i.approvers, i.label = kind, approvers, label
+
+
+def _plain(text: str) -> str:
+    for words, plain in PLAIN_WORDS:
+        text = text.replace(words, plain)
+    return text
 
 
 def _queued(c: Cand) -> tuple:
