@@ -11,7 +11,7 @@ verify: setup
 # The tests (the same command .ci/run calls). Longer explorations: `make test ARGS=--slow`.
 test:
 	@bash scripts/setup.sh --browser
-	.venv/bin/python -m pytest -q -n 2 --dist loadgroup $(ARGS)
+	.venv/bin/python -m pytest -q -n 2 --dist loadfile $(ARGS)
 
 # PYTHONHASHSEED: the gate's verdicts and traces must not depend on string hashing.
 gate: setup

@@ -36,7 +36,16 @@ def pytest_addoption(parser):
                      help="also run the long explorations marked slow")
 
 
+# `make test` hands each worker whole files (`--dist loadfile`): a module's costly fixtures (a live
+# host, a Ray cluster, a stored graph, an exploration) are made once. The files that take longest
+# go first, so that the two workers finish together rather than one waiting on a late long file.
+LONGEST_FIRST = ("test_z3.py", "test_incremental.py", "test_bfs.py", "test_environment.py", "test_z3_harness.py",
+                 "test_validate.py", "test_cluster.py", "test_footprints.py", "test_unexercised.py")
+
+
 def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))      # stable: the rest keep their order
     if config.getoption("--slow"):
         return
     skip = pytest.mark.skip(reason="a long exploration: run with --slow")

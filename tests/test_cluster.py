@@ -28,8 +28,7 @@ ENV = {**os.environ, "PYTHONHASHSEED": "0", "RAY_USAGE_STATS_ENABLED": "0",
        # The test cluster listens on loopback only and lives for the module: no token to hand round.
        "RAY_AUTH_MODE": "disabled"}
 # Small enough for the default run, long enough (a few seconds a task) to kill a worker mid-task.
-# One pytest-xdist worker takes the whole module (Makefile: --dist loadgroup), so one cluster starts.
-pytestmark = pytest.mark.xdist_group("ray-cluster")
+# One pytest-xdist worker takes the whole module (Makefile: --dist loadfile), so one cluster starts.
 SETTINGS = {"seed": 0, "chunks": 2, "examples_per_chunk": 15, "steps": 40, "budget_cap": 120, "bfs": False}
 VARIANTS = ["baseline", "detach-on-disconnect"]
 

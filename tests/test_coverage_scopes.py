@@ -94,7 +94,6 @@ def test_the_coverage_scopes_searched_are_those_of_the_idle_rules_side():
     assert coverage.coverage_jobs(plan[:1], ["harness.plan_call"]) == []
 
 
-@pytest.mark.xdist_group("coverage")
 def test_an_override_only_a_coverage_scope_calls_is_refuted_there():
     props = [load_catalogue()[NTF2]]
     r = run_bfs(BlockingCancelOk, budget=600, props=props, shadow=True)
@@ -105,7 +104,6 @@ def test_an_override_only_a_coverage_scope_calls_is_refuted_there():
     assert set(r.states["scopes"]) == {"host-small", *COVERAGE}
 
 
-@pytest.mark.xdist_group("coverage")
 def test_the_harness_tasks_update_scope_refutes_what_composed_small_cannot_reach():
     """The harness coverage scope of tasks/update, searched alone: a task reads input_required there
     (the default test run's part of the end-to-end test below)."""

@@ -17,9 +17,9 @@ from verifier.engines.bfs.search import _judged, plan
 from verifier.runtime import scopes
 from verifier.runtime.shadow import unexercised
 
-SAMPLE = ("always-task", "cancelled-after-task-disconnect", "create-result-carries-input-requests",
-          "decline-cancels-run", "detach-on-disconnect", "drop-every-request", "foreign-task-403",
-          "every-run-128-bits")
+# Every built-in is compared under --slow; by default, four: overrides reaching many states and few,
+# and one that changes params (searched from scratch).
+SAMPLE = ("always-task", "decline-cancels-run", "foreign-task-403", "every-run-128-bits")
 
 
 @pytest.fixture(scope="module")
@@ -304,7 +304,7 @@ def test_a_graph_stored_in_part_gives_the_search_from_scratch(tmp_path, monkeypa
     sc, ps = _group(scopes.DEFAULT_HOST)
     st = incremental.stored(sc, ps, True, tmp_path)
     assert 3000 <= len(st.fps) and st.expanded < len(st.fps) == len(st.codes)
-    for name in ("always-task", "cancelled-after-task-disconnect", "drop-every-request"):
+    for name in ("always-task",):
         got = _same(builtins()[name], scopes.DEFAULT_HOST, tmp_path)
         assert got.how.startswith("incremental from the stored baseline graph (")
 

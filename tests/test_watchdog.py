@@ -55,7 +55,9 @@ def test_a_hanging_rule_is_a_fault_naming_the_step(capsys, tmp_path, monkeypatch
         "from model.amend import Amendment\n\n\nclass Hang(Amendment):\n    name = 'hang'\n\n"
         "    def can_cancel(self, world, subject, run):\n        while True:\n            pass\n")
     started = time.process_time()       # CPU time: a busy machine slows the check, not the watchdog
-    code = main(["check", "--variant", "hang.py", "--budget", "20", "--step-timeout", "0.5", "--json"])
+    # the random engine's watchdog (bfs's: tests/test_bfs.py::test_a_rule_that_exits_or_hangs_is_a_fault)
+    code = main(["check", "--variant", "hang.py", "--engine", "hypothesis", "--budget", "20", "--examples", "200",
+                 "--step-timeout", "0.5", "--json"])
     out, err = capsys.readouterr()
     assert code == 4, err
     (fault,) = json.loads(out)["results"][0]["faults"]

@@ -1,8 +1,9 @@
 """The Z3 engine: the encoding checked against the executable model, BMC counterexamples that replay,
 k-induction proofs of the baseline, and honest verdicts.
 
-The default run stays well under two minutes on two cores. 1,000 traces are accepted by the Z3 term
-of the relation (evaluated by Z3); asserting 1,000 whole traces to a solver is behind `--slow`.
+The cross-checks take small samples of random traces by default and larger ones with `--slow`
+(e.g. 120 and 1,000 traces accepted by the Z3 term of the relation, evaluated by Z3); asserting whole
+traces to a solver is the costliest and takes the fewest. The k-induction proofs are the same in both.
 """
 from __future__ import annotations
 
@@ -33,15 +34,20 @@ def enc():
 
 
 @pytest.fixture(scope="module")
-def walks(request):
-    """Random walks per cross-check: 300 by default, 1,000 with --slow."""
-    return 1000 if request.config.getoption("--slow") else 300
+def slow(request):
+    return request.config.getoption("--slow")
+
+
+@pytest.fixture(scope="module")
+def walks(slow):
+    """Random walks per cross-check: 120 by default, 1,000 with --slow."""
+    return 1000 if slow else 120
 
 
 # ---- cross-check 1: random traces of the executable model are steps of the encoding -------------------------
 
 def test_random_traces_are_accepted(enc, walks):
-    """Seeded random walks (300, 1,000 with --slow; four fifths at the stated size, the rest at a
+    """Seeded random walks (120, 1,000 with --slow; four fifths at the stated size, the rest at a
     larger one, where grandchildren, several interrupts and more requests occur) of the executable
     model: every step satisfies the encoding's transition relation, field by field."""
     larger = Encoding(LARGER)
@@ -54,27 +60,28 @@ def test_random_traces_are_accepted(enc, walks):
     assert steps > 10 * walks
 
 
-def test_parameters_and_variants_traces_are_accepted():
-    """The P-... parameters the encoding supports, and every supported variant, under their own rules."""
+def test_parameters_and_variants_traces_are_accepted(slow):
+    """The P-... parameters the encoding supports, and every supported variant, under their own rules
+    (10 walks per parameter set and 2 per variant; 30 and 6 with --slow)."""
     for p in (LARGER.with_(p_stdio_eof="nothing", p_unauthorized="error", p_approver="error"),
               LARGER.with_(p_retention="from-creation", p_elicit="each-get")):
         e = Encoding(p)
-        for seed in range(30):
+        for seed in range(30 if slow else 10):
             r = random_walk(e, seed, length=30)
             assert r.mismatch is None, r.mismatch
     for name, (cls, _) in supported_variants().items():
         rules = make_rules(cls)
         e = Encoding(cls.make_params(Z3_PARAMS), rules)
-        for seed in range(6):
+        for seed in range(6 if slow else 2):
             r = random_walk(e, seed, length=25)
             assert r.mismatch is None, f"{name}: {r.mismatch}"
 
 
-def test_the_z3_formula_accepts_traces(enc):
+def test_the_z3_formula_accepts_traces(enc, slow):
     """The symbolic relation itself (not only its definition run on values) accepts concrete traces,
-    asserted as constrained paths."""
+    asserted as constrained paths (8 traces, 16 with --slow)."""
     checker = PathChecker(enc, depth=6)
-    for seed in range(16):
+    for seed in range(16 if slow else 8):
         r = random_walk(enc, 5000 + seed, length=6)
         assert checker.accepts(r.records), f"seed {5000 + seed}: the solver refused a trace of the model"
 
@@ -90,7 +97,7 @@ def test_the_z3_formula_refuses_a_wrong_successor(enc):
 
 
 def test_traces_accepted_by_the_z3_relation(enc, walks):
-    """Random traces (10 steps each; 300, 1,000 with --slow) of the executable model: Z3 evaluates the
+    """Random traces (10 steps each; 120, 1,000 with --slow) of the executable model: Z3 evaluates the
     very term BMC and k-induction unroll to true on every step."""
     ev = RelationEvaluator(enc)
     steps = 0
@@ -182,16 +189,17 @@ def test_property_formulas_hold_on_baseline_traces(enc):
                 assert zp.formula(enc, rec.pre, enc.index[rec.action], rec.A, rec.post) is True, (rid, seed, rec.action)
 
 
-def test_a_formula_violation_is_a_catalogue_violation():
-    """On random traces of the baseline and of every supported variant, wherever a Z3 formula is
-    violated the catalogue's property of the same id has failed too (the formulas never claim more
-    than the catalogue; BMC's replay checks the same for every counterexample)."""
+def test_a_formula_violation_is_a_catalogue_violation(slow):
+    """On random traces of the baseline and of every supported variant (one each, three with --slow),
+    wherever a Z3 formula is violated the catalogue's property of the same id has failed too (the
+    formulas never claim more than the catalogue; BMC's replay checks the same for every
+    counterexample)."""
     from verifier.engines.z3.crosscheck import formulas_agree
     props = catalogue_props()
     cases = [(None, Z3_PARAMS)] + [(cls, cls.make_params(Z3_PARAMS)) for cls, _ in supported_variants().values()]
     for cls, params in cases:
         e = Encoding(params, make_rules(cls) if cls else None)
-        for seed in range(3):
+        for seed in range(3 if slow else 1):
             problem = formulas_agree(e, 900 + seed, length=20, props=props)
             assert problem is None, f"{getattr(cls, 'name', 'baseline')}: {problem}"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-# One xdist worker takes the module (Makefile: --dist loadgroup): its tests share one host, in file order.
-pytestmark = [pytest.mark.live, pytest.mark.xdist_group("test_bugs")]
+# One xdist worker takes the module (Makefile: --dist loadfile): its tests share one host, in file order.
+pytestmark = pytest.mark.live
 
 # bug (named after its model variant) -> (the leg that sees it on the wire, the ids validate may name)
 BUGS = {

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = [pytest.mark.live, pytest.mark.xdist_group("test_conformance")]
+pytestmark = pytest.mark.live
 
 VERSION = "0.2.0-alpha.12"
 PACKAGE = ROOT / ".cache" / "conformance" / "node_modules" / "@modelcontextprotocol" / "conformance"

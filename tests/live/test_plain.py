@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-# One xdist worker takes the module (Makefile: --dist loadgroup): its tests share one host, in file order.
-pytestmark = [pytest.mark.live, pytest.mark.xdist_group("test_plain")]
+# One xdist worker takes the module (Makefile: --dist loadfile): its tests share one host, in file order.
+pytestmark = pytest.mark.live
 MAPPING = Path(__file__).resolve().parents[2] / "examples" / "host" / "mapping-plain.json"
 UNKNOWN = "acme~2FAAAAAAAAAAAAAAAAAAAAAAAAnotissued"
 

@@ -10,7 +10,7 @@ import pytest
 from tests.live.planted import PLANTED, Ctx
 
 MAPPING = Path(__file__).resolve().parents[2] / "examples" / "host" / "mapping.json"
-pytestmark = [pytest.mark.live, pytest.mark.xdist_group("test_planted")]
+pytestmark = pytest.mark.live
 
 
 def _stdio_mapping(tmp_path) -> Path:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-# One xdist worker takes the module (Makefile: --dist loadgroup): its tests share one host, in file order.
-pytestmark = [pytest.mark.live, pytest.mark.xdist_group("test_random_session")]
+# One xdist worker takes the module (Makefile: --dist loadfile): its tests share one host, in file order.
+pytestmark = pytest.mark.live
 
 
 def _session(start_host, validate, check_schema, seed: int, steps: int) -> None:

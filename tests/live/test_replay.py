@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-# One xdist worker takes the module (Makefile: --dist loadgroup): its tests share one host, in file order.
-pytestmark = [pytest.mark.live, pytest.mark.xdist_group("test_replay")]
+# One xdist worker takes the module (Makefile: --dist loadfile): its tests share one host, in file order.
+pytestmark = pytest.mark.live
 ROOT = Path(__file__).resolve().parents[2]
 
 # trace -> (the planted bug, the requirement validate names); every other counterexample of a

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 MAPPING = Path(__file__).resolve().parents[2] / "examples" / "host" / "mapping.json"
-# One xdist worker takes the module (Makefile: --dist loadgroup): its tests share one host, in file order.
-pytestmark = [pytest.mark.live, pytest.mark.xdist_group("test_stdio")]
+# One xdist worker takes the module (Makefile: --dist loadfile): its tests share one host, in file order.
+pytestmark = pytest.mark.live
 
 
 def _until_runs_started(log: Path, n: int, timeout: float = 10.0) -> None:
