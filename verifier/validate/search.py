@@ -416,8 +416,8 @@ def _brief(c: Cand) -> tuple:
 
 
 def _maskable(w) -> tuple:
-    """What of the latest interrupts and run logs `_future` masks or does not read: the kinds, and
-    when each run's events were appended."""
+    """More of what the fingerprint reads of the latest records, left out of `_brief` because `_future`
+    masks part of it: the interrupts' kinds, and when each run's events were appended."""
     return tuple([i.kind for i in _latest(w.interrupts)]), tuple([tuple([e.get("at") for e in r.log])
                                                                   for r in _latest(w.runs)])
 
