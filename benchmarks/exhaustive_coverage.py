@@ -4,9 +4,9 @@ request forms none generates (issue 29, item 1: each should fire at some scope o
 
     .venv/bin/python benchmarks/exhaustive_coverage.py [--scopes SPEC ...]
 
-Every scope is searched to completion with no property (none may stop a search early) and every
-rule counting its calls (`tests/quality/test_environment.py`, whose --slow test asserts the target).
-The E2E home is the largest: about 300,000 states.
+Every scope is searched to completion (a bounded one to its depth) with no property (none may stop
+a search early) and every rule counting its calls (`tests/quality/test_environment.py`, whose --slow
+test asserts the target). The E2E home is the largest: about 300,000 states.
 """
 from __future__ import annotations
 

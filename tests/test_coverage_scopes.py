@@ -8,6 +8,8 @@ import pytest
 from model import wire
 from model.amend import Amendment
 from model.harness import HarnessRules
+from model.lifecycle import OPEN_PHASES, TERMINAL
+from model.rules import MCP_REQUEST_CANCELLED
 from properties.base import load_catalogue
 from verifier.engines.bfs import coverage
 from verifier.engines.bfs.run import run_bfs
@@ -16,6 +18,7 @@ from verifier.runtime.results import PropertyVerdict
 from verifier.runtime.scopes import COVERAGE, HARNESS_COVERAGE, parse
 
 NTF2 = "cancelled-blocking-call-answered-error"
+OWN4 = "cancel-reaches-owned-run-only"
 HNS6 = "harness-uses-bound-credentials"
 
 
@@ -38,6 +41,20 @@ class AnswersAsDefault(HarnessRules):
 class UpdateAsDefault(Amendment):
     name = "update-as-default"
     harness_rules = AnswersAsDefault
+
+
+class StdioCancelsSiblingRuns(Amendment):
+    """A stdio cancellation taken as the caller leaving: the runs its other open requests on the mount
+    own are cancelled too. Only a second request owning a run while one is cancelled over stdio
+    tells it apart from the baseline."""
+    name = "stdio-cancels-sibling-runs"
+
+    def on_request_cancelled(self, world, q, cause):
+        super().on_request_cancelled(world, q, cause)
+        for o in list(world.requests.values()) if cause.startswith("stdio") else []:
+            if o is not q and o.owns is not None and o.subject == q.subject and o.server == q.server \
+                    and o.phase in OPEN_PHASES and world.runs[o.owns].status not in TERMINAL:
+                self.cancel_run(world, world.runs[o.owns], MCP_REQUEST_CANCELLED, f"request:{q.id}:{cause}:sibling")
 
 
 def _verdict(name, verdict, message="m", premise=1):
@@ -76,22 +93,43 @@ def test_an_unfinished_coverage_search_is_said_beside_the_proof():
     assert v.verdict == "proved" and v.message == "at host-small; at scope host-small,stdio=True: time cap"
 
 
-def test_every_coverage_scope_parses_and_is_complete_on_its_side():
+def test_every_coverage_scope_parses_and_is_complete_on_its_side_or_says_its_bound():
     for spec in COVERAGE:
         sc = parse(spec)
-        assert not sc.composed and sc.depth is None, spec
+        assert not sc.composed and (sc.depth is None or f"bounded: {sc.depth} steps" in COVERAGE[spec]), spec
     for spec in HARNESS_COVERAGE:
         sc = parse(spec)
         assert sc.composed and sc.depth is None, spec
 
 
 def test_the_coverage_scopes_searched_are_those_of_the_idle_rules_side():
-    plan = [(parse("host-small"), ["h"]), (parse("composed-small"), ["c"])]
+    h, c, live = (SimpleNamespace(kind=k) for k in ("step", "step", "liveness"))
+    plan = [(parse("host-small"), [h, live]), (parse("composed-small"), [c])]
     got = lambda idle: [(sc.name, ps) for sc, ps in coverage.coverage_jobs(plan, idle)]     # noqa: E731
-    assert got(["resolve"]) == [(spec, ["h"]) for spec in COVERAGE]
-    assert got(["harness.input_response"]) == [(spec, ["c"]) for spec in HARNESS_COVERAGE]
+    # A scope bounded by depth judges no liveness property: a lasso needs the whole graph.
+    assert got(["resolve"]) == [(spec, [h, live] if parse(spec).depth is None else [h]) for spec in COVERAGE]
+    assert any(parse(spec).depth for spec in COVERAGE)
+    assert got(["harness.input_response"]) == [(spec, [c]) for spec in HARNESS_COVERAGE]
     assert got(["resolve", "harness.plan_call"]) == got(["resolve"]) + got(["harness.plan_call"])
     assert coverage.coverage_jobs(plan[:1], ["harness.plan_call"]) == []
+    only_live = [(parse("host-small"), [live])]
+    assert [sc.depth for sc, _ in coverage.coverage_jobs(only_live, ["resolve"])] == \
+        [None] * sum(parse(spec).depth is None for spec in COVERAGE)
+
+
+def test_a_bounded_coverage_proof_stays_bounded_until_a_complete_scope_proves_it():
+    plan = [(_search("host-small"), [_verdict("p", "proved", "at host-small"), _verdict("r", "vacuous", premise=0),
+                                     _verdict("u", "vacuous", premise=0)], None)]
+    bounded, full = _search("host-two-runs", 5), _search("host-small,max_pauses=1", 7)
+    extra = [(bounded, [_verdict("p", "proved-bounded"), _verdict("r", "proved-bounded", "within 7 steps"),
+                        _verdict("u", "proved-bounded", "within 7 steps")], None),
+             (full, [_verdict("p", "proved"), _verdict("r", "vacuous", premise=0), _verdict("u", "proved", "pause")],
+              None)]
+    got = {v.name: v for v in coverage.merged(plan, extra)[0][1]}
+    assert got["p"].verdict == "proved"
+    assert got["p"].message == "at host-small; and at 2 coverage scopes (12 states; 1 bounded by depth)"
+    assert got["r"].verdict == "proved-bounded" and got["r"].message == "within 7 steps"
+    assert got["u"].verdict == "proved" and got["u"].message == "pause"
 
 
 def test_an_override_only_a_coverage_scope_calls_is_refuted_there():
@@ -102,6 +140,20 @@ def test_an_override_only_a_coverage_scope_calls_is_refuted_there():
     assert len(v.trace) <= 5
     assert r.overrides["blocking_cancel_result"]["differed"] > 0
     assert set(r.states["scopes"]) == {"host-small", *COVERAGE}
+
+
+def test_the_stdio_pair_scope_refutes_a_stdio_cancellation_that_reaches_another_requests_run():
+    """At the stdio coverage scope (one request) the amendment answers as the baseline; the bounded
+    stdio pair refutes OWN-4, within its 3 steps."""
+    props = [load_catalogue()[OWN4]]
+    one = _judged(StdioCancelsSiblingRuns, parse("host-small,stdio=True"), props, True, 600, None, None, None,
+                  shadow=True)
+    assert one[0].complete and one[1][0].verdict == "proved", one[1][0].message
+    assert one[2]["on_request_cancelled"]["calls"] > 0 and not one[2]["on_request_cancelled"]["differed"]
+    sc = parse("host-stdio-pair")
+    s, verdicts, counts = _judged(StdioCancelsSiblingRuns, sc, props, True, 600, None, None, None, shadow=True)
+    assert verdicts[0].verdict == "refuted", verdicts[0].message
+    assert len(verdicts[0].trace) <= sc.depth and counts["on_request_cancelled"]["differed"] > 0
 
 
 def test_the_harness_tasks_update_scope_refutes_what_composed_small_cannot_reach():

@@ -20,6 +20,7 @@ from verifier.runtime import scopes
 from verifier.runtime.shadow import unexercised
 
 FOUND = ("refuted", "known-gap", "reached")          # a trace: an answer wherever it was found
+PROOFS = ("proved", "proved-bounded")                # the latter at a coverage scope bounded by depth
 
 
 def idle_overrides(results) -> list[str]:
@@ -37,7 +38,10 @@ def coverage_jobs(jobs_plan, idle) -> list:
                                 (scopes.DEFAULT_COMPOSED, scopes.HARNESS_COVERAGE, any(harness))):
         props = next((ps for sc, ps in jobs_plan if sc.name == side), [])
         if wanted and props:
-            out += [(scopes.parse(spec), props) for spec in specs]
+            for sc in map(scopes.parse, specs):
+                # A lasso needs the whole graph: a scope bounded by depth judges no liveness.
+                judged = props if sc.depth is None else [p for p in props if p.kind != "liveness"]
+                out += [(sc, judged)] if judged else []
     return out
 
 
@@ -64,22 +68,26 @@ def merged(results, extra) -> list:
 
 
 def _merge(v, others):
-    also, states = 0, 0          # coverage searches that proved it too
+    also, states, bounded = 0, 0, 0          # coverage searches that proved it too
     for s, o in others:
         if v.verdict in FOUND:
             return v
         premise, checks = v.premise + o.premise, v.checks + o.checks
-        if o.verdict in FOUND or (v.verdict == "vacuous" and o.verdict == "proved"):
+        # A premise first reached at a coverage scope takes that scope's proof (a bounded one where
+        # the scope is bounded, until a complete scope proves it).
+        if o.verdict in FOUND or (v.verdict == "vacuous" and o.verdict in PROOFS) or \
+                (v.verdict == "proved-bounded" and o.verdict == "proved"):
             v = _with(o, premise, checks)
-        elif o.verdict not in ("proved", "vacuous"):    # the coverage search did not finish: its part unjudged
+        elif o.verdict not in (*PROOFS, "vacuous"):    # the coverage search did not finish: its part unjudged
             v = _with(v, premise, checks, f"{v.message}; at scope {s.scope.name}: {o.message}")
         else:
             v = _with(v, premise, checks)
-            if v.verdict == "proved" and o.verdict == "proved":
-                also, states = also + 1, states + s.distinct
+            if v.verdict in PROOFS and o.verdict in PROOFS:
+                also, states, bounded = also + 1, states + s.distinct, bounded + (o.verdict != "proved")
     if also:
         v = _with(v, v.premise, v.checks, f"{v.message}; and at {also} coverage scope{'s' * (also > 1)} "
-                                          f"({states} states)")
+                                          f"({states} states" + (f"; {bounded} bounded by depth" if bounded else "")
+                                          + ")")
     return v
 
 
