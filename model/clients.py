@@ -59,6 +59,8 @@ def new_request(world, client: str, server: str, transport: str, method: str, *,
     if transport == "http" and task_ref is not None:
         q.mcp_name = task_ref if header_ok else task_ref + "x"
     world.requests[qid] = q
+    if method == "subscriptions/listen":
+        world.listens += (qid,)
     if world.step is not None:
         world.step.forms.extend(request_forms(world, q))
     return q
@@ -238,10 +240,10 @@ CALL = fp.footprint(lambda w, a: fp.new_request(w) | fp.NEW_RUN | {fp.CLOCK},
                     lambda w, a: fp.new_request(w) | fp.NEW_RUN, CALL_RULES, exact=False)
 
 
-def _sends(received=fp.received):
+def _sends(received=fp.received, listen: bool = False):
     """A client's request other than tools/call: the new request and its receipt."""
     def keys(world, a):
-        return fp.new_request(world) | received(world)
+        return fp.new_request(world, listen) | received(world)
     return fp.footprint(keys, keys)
 
 
@@ -475,14 +477,15 @@ def unsupported(world, client, server, method):
 
 def _listen_moves(world):
     # One probe is enough to check what a listen stream says; more only eat the request budget.
-    if not _budget(world) or sum(q.method == "subscriptions/listen" for q in world.requests.values()) >= 2:
+    if not _budget(world) or len(world.listens) >= 2:
         return []
     return Product([("client", list(world.params.clients)), ("server", [s for s, _ in world.params.servers]),
                     ("declare", [True, False])])
 
 
 # The task ids it asks for: every run's (which runs exist; a run's id and server never change).
-@action("client", _listen_moves, footprint=_sends(lambda w: fp.received(w) | {fp.table("runs"), fp.rule("task_id")}),
+@action("client", _listen_moves, footprint=_sends(lambda w: fp.received(w) | {fp.table("runs"), fp.rule("task_id")},
+                                                 listen=True),
         say=lambda w, a: (
     f"client {a['client']} opens subscriptions/listen {w.last_request()} on {a['server']} for every task it "
     f"knows of{'' if a['declare'] else ' without declaring tasks'}"))
@@ -590,7 +593,7 @@ def _door_moves(world, run, doors) -> list[dict]:
                 declare=True, header_ok=True)
     by = {"tasks_get": read, "tasks_cancel": read, "listen": dict(client=c, server=run.server, declare=True),
           "tasks_update": dict(read, key=run.interrupts[-1] if run.interrupts else NEVER_ISSUED, response="accept")}
-    listens = sum(q.method == "subscriptions/listen" for q in world.requests.values())
+    listens = len(world.listens)
     return [dict(by[d], door=d) for d in doors if d != "listen" or listens < 2]
 
 

@@ -57,7 +57,7 @@ def hclient(name):
 
 def table(name):
     """The membership of a table: runs, requests, interrupts, request_states, stdio_open, notified,
-    last_sent, hclients, sent, read."""
+    last_sent, listens (the subscriptions/listen requests), hclients, sent, read."""
     return ("all", name)
 
 
@@ -149,9 +149,10 @@ def received(world) -> set:
     return RECEIPT | {rule(ANY)} if world.params.atomic_answers else {rule("owns_on_receipt")}
 
 
-def new_request(world) -> set:
-    """A request a client sends: its id is the next in the table (`model.clients.new_request`)."""
-    return {table("requests"), request(f"r{len(world.requests) + 1}")}
+def new_request(world, listen: bool = False) -> set:
+    """A request a client sends: its id is the next in the table (`model.clients.new_request`); a
+    subscriptions/listen (`listen`) joins the listens too."""
+    return {table("requests"), request(f"r{len(world.requests) + 1}")} | ({table("listens")} if listen else set())
 
 
 def descendants(world, rid) -> set:
@@ -184,13 +185,12 @@ PUBLISH_RULES = ("after_step", "can_read", "detailed_task", "project_status", "t
 
 
 def _epilogue_reads(world, args) -> set:
-    """Which requests are listen streams (membership; a request's method never changes), each
-    listen's phase and acknowledged runs, and for an open stream each run's record, its
-    interrupts and what that stream last published."""
-    out = {table("requests")}
-    for q in world.requests.values():
-        if q.method != "subscriptions/listen":
-            continue
+    """Which requests are listen streams (`World.listens`: no other request is read), each listen's
+    phase and acknowledged runs, and for an open stream each run's record, its interrupts and what
+    that stream last published."""
+    out = {table("listens")}
+    for qid in world.listens:
+        q = world.requests[qid]
         out.add(request(q.id))
         if q.phase == "streaming":
             for rid in q.acked:
@@ -201,8 +201,8 @@ def _epilogue_reads(world, args) -> set:
 def _epilogue_writes(world, args) -> set:
     """What each open stream last published; a table's membership only where it lacks a stream's task
     (the first view noted adds it to `notified`, the first notification sent to `last_sent`)."""
-    subs = {(q.id, rid) for q in world.requests.values()
-            if q.method == "subscriptions/listen" and q.phase == "streaming" for rid in q.acked}
+    subs = {(q.id, rid) for q in map(world.requests.__getitem__, world.listens) if q.phase == "streaming"
+            for rid in q.acked}
     return {("sub", k) for k in subs} | {table(name) for name in ("notified", "last_sent")
                                          if any(k not in getattr(world, name) for k in subs)}
 

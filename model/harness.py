@@ -472,14 +472,19 @@ def _client(world, a):
     return {fp.hclient(a["client"])}
 
 
-def _sending(world, a):
+def _sending(world, a, listen: bool = False):
     """A request a harness client sends: its record of it, the request and the host's receipt."""
     qid = f"r{len(world.requests) + 1}"
-    return _client(world, a) | fp.new_request(world) | fp.RECEIPT | {
+    return _client(world, a) | fp.new_request(world, listen) | fp.RECEIPT | {
         ("harness", "requests"), fp.table("sent"), ("sent", qid)}
 
 
+def _listening(world, a):
+    return _sending(world, a, listen=True)
+
+
 SENDS = fp.footprint(_sending, _sending, [fp.ANY], [fp.ANY], exact=False)
+LISTENS = fp.footprint(_listening, _listening, [fp.ANY], [fp.ANY], exact=False)
 START = fp.footprint(lambda w, a: _sending(w, a) | {("harness", "runs_started"), ("harness", "ops")},
                      lambda w, a: _sending(w, a) | {("harness", "runs_started"), ("harness", "ops")},
                      [fp.ANY], [fp.ANY], exact=False)
@@ -931,7 +936,7 @@ def _listen_moves(world):
 @action("harness", _listen_moves, lambda w, a: (
     f"harness {a['client']} waits on {w.label(w.harness.clients[a['client']].proc.tes[a['op']].binding.task_id)} "
     f"by subscriptions/listen {w.last_request()} ({a['op']})"), weight=2,
-    footprint=SENDS)
+    footprint=LISTENS)
 def harness_listen(world, client, op):
     """WAITING_EXTERNAL, waiting by subscription (LIV-2): open a subscriptions/listen for the bound
     task, with the persisted server and credentials (HNS-6); once the host acknowledges it, one

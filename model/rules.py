@@ -360,8 +360,9 @@ class Rules:
 
     def after_step(self, world) -> None:
         """Publish notifications/tasks to every open listen stream whose task changed."""
-        for q in world.requests.values():
-            if q.method != "subscriptions/listen" or q.phase != "streaming":
+        for qid in world.listens:
+            q = world.requests[qid]
+            if q.phase != "streaming":
                 continue
             for rid in q.acked:
                 run = world.runs[rid]

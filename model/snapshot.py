@@ -5,8 +5,9 @@ monitor facts of trace properties) and shares what never changes once made: para
 responses as sent, run-log events, frozen bindings. It starts an empty history: the engines keep
 traces as parent links and replay them.
 
-`fingerprint(world, rename)` is a digest of that same state, leaving out the history, caches and
-annotations (the step a fact was learnt at). With `rename`, JSON-RPC request ids, which clients
+`fingerprint(world, rename)` is a digest of that same state, leaving out the history, caches,
+annotations (the step a fact was learnt at) and the index of listen streams (`World.listens`, which
+the request table determines). With `rename`, JSON-RPC request ids, which clients
 mint from one counter, are renamed canonically: two states that differ only in the order
 independent requests were sent are one state. Other minted ids (runIds, interruptIds, tokens) come
 from the serial, which is part of the state: runs made in another order are other states.
@@ -57,6 +58,7 @@ def clone(world):
     new.stdio_open = set(world.stdio_open)
     new.notified = dict(world.notified)
     new.last_sent = dict(world.last_sent)
+    new.listens = world.listens          # a tuple: replaced, never changed in place
     new.effects = world.effects
     new.serial = world.serial
     new.history = []
@@ -96,7 +98,7 @@ def _codec(cls):
 
 _CODECS = {"runs": _codec(Run), "interrupts": _codec(Interrupt), "requests": _codec(Request),
            "request_states": _codec(RequestState)}
-_PLAIN_FIELDS = ("clock", "stdio_open", "notified", "last_sent", "effects", "serial", "depth", "_labels")
+_PLAIN_FIELDS = ("clock", "stdio_open", "notified", "last_sent", "listens", "effects", "serial", "depth", "_labels")
 
 
 def encode(world) -> bytes:
@@ -247,7 +249,7 @@ def _first(kv):
 
 
 WORLD_FIELDS = {"params", "rules", "clock", "runs", "interrupts", "requests", "request_states", "stdio_open",
-                 "notified", "last_sent", "effects", "serial", "history", "depth", "step", "facts", "_labels", "_memo",
+                 "notified", "last_sent", "listens", "effects", "serial", "history", "depth", "step", "facts", "_labels", "_memo",
                  "harness"}
 
 

@@ -45,6 +45,9 @@ class World:
                                                  if self.params.stdio}
         self.notified: dict[tuple[str, str], dict] = {}   # (listen requestId, runId) -> the view last published
         self.last_sent: dict[tuple[str, str], dict] = {}  # (listen requestId, runId) -> the last notifications/tasks params
+        # The subscriptions/listen requests, in the order sent: the epilogue publishes to these alone,
+        # so that it reads no other request (a send that is no listen is independent of it).
+        self.listens: tuple[str, ...] = ()
         self.effects = 0
         self.serial = 0
         self.history: list[Step] = []

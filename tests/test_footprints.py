@@ -18,7 +18,27 @@ HOST_SMALL_STATES = 16_687
 
 def verified_search(spec: str, depth: int | None = None):
     sc = scopes.parse(spec)
-    return search(footprints.verifying(make_world_for(None, sc)), [], sc, want_graph=False, max_depth=depth)
+    return search(footprints.verifying(make_world_for(None, sc), _indexed_then_checked), [], sc,
+                  want_graph=False, max_depth=depth)
+
+
+def _indexed_then_checked(world, name, args):
+    """Before each move: the listens index (which the epilogue reads instead of the request table)
+    names exactly the subscriptions/listen requests, in the order sent; then the footprint check."""
+    listens = tuple(q.id for q in world.requests.values() if q.method == "subscriptions/listen")
+    if world.listens != listens:
+        raise footprints.FootprintError(f"World.listens is {world.listens}, the requests hold listens {listens}")
+    return footprints.check_move(world, name, args)
+
+
+def test_the_listens_index_is_checked():
+    """A world whose index lost a listen is refused before its next move."""
+    sc = scopes.parse("host-small")
+    w = make_world_for(None, sc)()
+    w.apply("listen", w.moves("listen")[0])
+    w.listens = ()
+    with pytest.raises(footprints.FootprintError, match="listens"):
+        _indexed_then_checked(w, "listen", {})
 
 
 def test_every_action_declares_a_footprint():

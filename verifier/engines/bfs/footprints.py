@@ -188,8 +188,7 @@ def _rules_getattr(names, kind):
 def _hooks(world):
     """Attribute access on the records, the world, the harness and the rules reports its keys."""
     hooks = {cls: _record_getattr(cls) for cls in KINDS}
-    hooks[type(world)] = _owner_getattr(frozenset(COUNTERS) | {"depth", "facts"},
-                                        lambda w, n: (n,) if n in COUNTERS else (f"world.{n}",))
+    hooks[type(world)] = _owner_getattr(frozenset(COUNTERS) | {"depth", "facts", "listens"}, _world_key)
     hooks[Harness] = _owner_getattr(frozenset(HARNESS_COUNTERS), lambda h, n: ("harness", n))
     hooks[type(world.rules)] = _rules_getattr(RULES, "rule")
     if world.harness is not None:
@@ -207,6 +206,13 @@ def _hooks(world):
                 delattr(cls, name)
             else:
                 setattr(cls, name, old)
+
+
+def _world_key(w, name: str) -> tuple:
+    """The key a read of a world attribute notes: a counter, the listens' membership, or the field."""
+    if name in COUNTERS:
+        return (name,)
+    return fp.table("listens") if name == "listens" else (f"world.{name}",)
 
 
 def _unnoted(fn):
@@ -263,6 +269,7 @@ def parts(w) -> dict:
             out[("fixed", kind, k)] = tuple(getattr(rec, s) for s in cls.__slots__ if s in fixed)
             if cls is Run:
                 out[fp.log(k)] = tuple(rec.log)
+    out[fp.table("listens")] = w.listens
     out[("all", "stdio_open")] = tuple(sorted(w.stdio_open))
     for pair in w.stdio_open:
         out[("stdio", pair)] = True
