@@ -756,8 +756,11 @@ def _interrupted(tmp_path, how: str, after: float, engine=("--variant", "detach-
     """Interrupt a check `after` seconds into its command (from outside, or inside a garbage-collection
     callback): it ends within a second or two with 130, and what it wrote is whole."""
     argv = ["check", *engine, "--budget", "40", "--out", str(tmp_path / "out")]
+    # an empty graph cache: a bfs check builds its graphs, so it is still at work when interrupted
+    # (with every graph stored it may be done within the seconds the interrupt waits)
     got = subprocess.run([sys.executable, "-c", INTERRUPTER, how, str(after), *argv], cwd=tmp_path,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
+                         env={**os.environ, "PYTHONPATH": str(ROOT), "TASKMODEL_GRAPH_CACHE": str(tmp_path / "graphs")},
+                         capture_output=True, text=True, timeout=120)
     lines = got.stderr.strip().splitlines()
     assert got.returncode == 130 and lines[-2] == "taskmodel: interrupted", got.stderr[-2000:]
     if how == "gc":
@@ -799,6 +802,7 @@ def test_ctrl_c_reaches_the_workers_of_a_check_too(tmp_path):
     processes stop as the command does, without a traceback each."""
     proc = subprocess.Popen([str(TASKMODEL), "check", "--engine", "bfs", "--jobs", "2", "--budget", "60", "--out",
                              str(tmp_path / "out")], cwd=tmp_path, start_new_session=True,
+                            env={**os.environ, "TASKMODEL_GRAPH_CACHE": str(tmp_path / "graphs")},     # built: at work
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(4)
     sent = time.monotonic()

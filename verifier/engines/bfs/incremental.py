@@ -200,6 +200,7 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
     st.fps.append(fingerprint(w0, rename))
     here = [None, None]
     packer = _Packer(st)
+    shared = _Shared()
     with quiet_gc():
         while frontier:
             nxt = []
@@ -214,7 +215,7 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                     raise NotBuilt(f"the baseline's graph at {scope.name} was not built within the cap")
                 _ASKED.clear()
                 enabled = enabled_moves(w, table, names, here)
-                st.info.append(fair.state_info(w, live, enabled) if live else None)
+                st.info.append(shared.info(fair.state_info(w, live, enabled)) if live else None)
                 st.asked.append(ruleset(frozenset(_ASKED)))
                 packer.add(encode(w))
                 edges = []
@@ -245,7 +246,7 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                             sid = st.index[f] = len(st.fps)
                             st.fps.append(f)
                             nxt.append(c)
-                        edges.append((name, args, sid, ruleset(frozenset(_ASKED)),
+                        edges.append((name, shared.args(args), sid, ruleset(frozenset(_ASKED)),
                                       outcome((frozenset(premised), frozenset(failed), tuple(step.forms)))))
                 st.edges.append(edges)
             frontier = nxt
@@ -281,6 +282,24 @@ def _summarise(st: Stored, ruleset) -> None:
         st.failing.append(profile(frozenset(failing)))
         st.profile.append(profile((len(edges), tuple(actions.items()), tuple(forms.items()),
                                    tuple(sorted(premised.items())))))
+
+
+class _Shared:
+    """One object for each distinct move's arguments and each distinct liveness summary of a state:
+    a graph holds a few thousand of each over its hundreds of thousands of transitions and states,
+    and pickle writes a shared object once, so the stored graph loads several times faster. Nothing
+    changes either once made (a search reads them, `fair.Graph` too)."""
+
+    def __init__(self):
+        self._args: dict = {}
+        self._info: dict = {}
+
+    def args(self, args: dict) -> dict:
+        return self._args.setdefault(repr(args), args)     # repr: the same keys in the same order
+
+    def info(self, info: tuple) -> tuple:
+        fair_keys, pending, premised = info
+        return self._info.setdefault((fair_keys, tuple(pending.items()), tuple(premised)), info)
 
 
 class _Packer:
