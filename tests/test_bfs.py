@@ -537,3 +537,48 @@ def test_where_no_two_requests_are_independent_renaming_would_merge_no_state(mon
     counts = {r: bfs.search(make_world_for(None, scope), [], scope, rename=r, want_graph=False).distinct
               for r in (True, False)}
     assert counts[True] == counts[False] == 16687
+
+
+def test_a_search_collects_cycles_only_when_its_rules_make_them(monkeypatch):
+    """A search turns the cyclic collector off, for the model makes no cycles: the probe finds no
+    garbage at host-small, and collections stay off to the end. An amendment whose rule makes cycles
+    at every call turns them back on from the level of the probe; either way they are as before
+    once the search ends."""
+    import gc
+
+    from model.amend import Amendment
+    monkeypatch.setattr(bfs, "PROBE_AFTER", 20_000)
+    monkeypatch.setattr(bfs, "CYCLIC", 100)
+
+    class Cyclic(Amendment):
+        name = "cyclic"
+
+        def can_read(self, world, subject, run):
+            for _ in range(20):
+                loop = []
+                loop.append(loop)
+            return super().can_read(world, subject, run)
+
+    levels, probed = [], []
+    real_done, real_collect = bfs.level_done, gc.collect
+
+    def done(*args):
+        got = real_done(*args)
+        levels.append(gc.isenabled())
+        return got
+
+    def collect(*args):
+        probed.append(real_collect(*args))
+        return probed[-1]
+    monkeypatch.setattr(bfs, "level_done", done)
+    monkeypatch.setattr(gc, "collect", collect)
+    scope = scopes.parse(TINY)
+    before = gc.get_threshold()
+    for variant, cyclic in ((None, False), (Cyclic, True)):
+        levels.clear()
+        probed.clear()
+        s = bfs.search(make_world_for(variant, scope), [], scope, want_graph=False)
+        assert s.complete and s.distinct == 16687
+        assert gc.isenabled() and gc.get_threshold() == before
+        assert len(probed) == 1 and (probed[0] > 100) == cyclic
+        assert not levels[0] and any(levels) == cyclic and levels[-1] == cyclic

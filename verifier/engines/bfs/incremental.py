@@ -40,8 +40,8 @@ from model.world import World, action_table
 from properties.base import guard_facets
 
 from verifier.engines.bfs import fair
-from verifier.engines.bfs.search import (Checker, Search, _judged, _Stop, enabled_moves, fault_at, finish,
-                                          level_done, quiet_gc, verdicts_of)
+from verifier.engines.bfs.search import (Checker, Search, _judged, _Stop, cycles_probed, enabled_moves, fault_at,
+                                          finish, level_done, quiet_gc, verdicts_of)
 from verifier.runtime import interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.worlds import make_world_for
@@ -250,6 +250,7 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                                       outcome((frozenset(premised), frozenset(failed), tuple(step.forms)))))
                 st.edges.append(edges)
             frontier = nxt
+            cycles_probed()
             if safety and not live and len(answered) == len(safety):     # the baseline's search settles here
                 for u in frontier:
                     packer.add(encode(u))
