@@ -126,3 +126,32 @@ def test_the_guards_skip_only_checks_that_would_find_nothing(monkeypatch):
         everything = seen(explore(variant, budget=120, seed=3, chunks=2))
         monkeypatch.undo()
         assert guarded == everything
+
+
+def test_the_swarm_asks_other_actions_moves_only_when_none_of_its_own_is_enabled():
+    """`enabled` is the swarm's enabled actions, else every enabled one (weighted): the same as from
+    every action's moves, though the others are enumerated only when the swarm has none enabled."""
+    import random
+
+    from model.world import World, action_table
+    from verifier.engines.random.machine import make_machine
+    from verifier.runtime.checking import Observations
+    table = action_table()
+    names = list(table)
+    machine = make_machine(World.composed, [], set(), Observations())()
+    rnd, lazy = random.Random(3), 0
+    for _ in range(300):
+        w = machine.world
+        live = [n for n in names if w.moves(n)]
+        if not live:
+            break
+        machine.swarm = rnd.getrandbits(len(names))
+        machine._moves, machine._enabled = {}, None
+        chosen = [n for n in live if machine.swarm >> names.index(n) & 1] or live
+        assert machine.enabled() == [n for n in chosen for _ in range(table[n].weight)]
+        lazy += len(machine._moves) < len(names)
+        name = rnd.choice(live)
+        moves = w.moves(name)
+        w.apply(name, moves[rnd.randrange(len(moves))], check=False)
+        machine._moves, machine._enabled = {}, None
+    assert lazy > 100
