@@ -195,15 +195,15 @@ def quiet_gc():
     above all: a tenth of an amendment's search at composed-small. An amendment's rules could make
     cycles all the same: `cycles_probed`, at each level's end, collects once the search has made
     enough objects, and turns collections back on, rare, if that found garbage."""
-    was, old = gc.isenabled(), gc.get_threshold()
+    was, old, probed = gc.isenabled(), gc.get_threshold(), _GC["probed"]
     gc.disable()
     _GC["probed"] = False
     try:
         yield
     finally:
         gc.set_threshold(*old)
-        if was:
-            gc.enable()
+        (gc.enable if was else gc.disable)()
+        _GC["probed"] = probed
 
 
 _GC = {"probed": True}
