@@ -102,7 +102,7 @@ def make_machine(make_world, props, asserted: set[str], obs: Observations, actio
                 return []
             with watchdog.current().bounded():
                 # The swarm's enabled actions, else every enabled one: the others' moves are asked
-                # only when none of the swarm's is enabled (enumerating is most of a step's cost).
+                # only when none of the swarm's is enabled (enumerating is a third of a step's cost).
                 chosen = self.guarded(lambda: [n for n in names if self.swarm & bit[n] and self.moves(n)]) or \
                     self.guarded(lambda: [n for n in names if not self.swarm & bit[n] and self.moves(n)])
             self._enabled = [n for n in chosen for _ in range(weight[n])]
