@@ -150,7 +150,7 @@ def _held(task) -> dict:
     if h["search"] != task["search"]:
         h.update(search=task["search"], level=-1, cur={}, next={})
         forget_texts()
-        gc.set_threshold(100_000, 50, 100)     # as bfs.quiet_gc: full collections would walk them all
+        gc.set_threshold(*bfs.RARE)     # between tasks, collections walk the states it keeps: seldom
     if h["level"] != task["level"]:
         h["cur"] = {f: w for f, (w, _) in h["next"].items()} if h["level"] == task["level"] - 1 else {}
         h["next"], h["level"] = {}, task["level"]

@@ -207,6 +207,7 @@ def quiet_gc():
 
 
 _GC = {"probed": True}
+RARE = (100_000, 50, 100)       # thresholds where collections must run: a full one seldom walks all kept
 PROBE_AFTER = 1_000_000         # objects made since collections were turned off
 CYCLIC = 10_000                 # garbage found past this: the search makes cycles
 
@@ -218,7 +219,7 @@ def cycles_probed() -> None:
         return
     _GC["probed"] = True
     if gc.collect(0) > CYCLIC:
-        gc.set_threshold(100_000, 50, 100)
+        gc.set_threshold(*RARE)
         gc.enable()
 
 
