@@ -197,10 +197,12 @@ def quiet_gc():
     enough objects, and turns collections back on, rare, if that found garbage."""
     was, old, probed = gc.isenabled(), gc.get_threshold(), _GC["probed"]
     gc.disable()
+    gc.freeze()         # what was made before is no collection's: the probe counts the search's garbage
     _GC["probed"] = False
     try:
         yield
     finally:
+        gc.unfreeze()
         gc.set_threshold(*old)
         (gc.enable if was else gc.disable)()
         _GC["probed"] = probed
