@@ -299,7 +299,8 @@ def test_the_baseline_is_taken_from_its_own_stored_graph(folder):
 def test_a_graph_stored_in_part_gives_the_search_from_scratch(tmp_path, monkeypatch):
     """Past `MAX_STATES` the graph is stored with its later states unexpanded: a search expands
     those in full, and still equals the search from scratch; an override asked only there cannot
-    be compared with the baseline, so it is not called unexercised."""
+    be compared with the stored graph: the shadow judges it there, and without the shadow's counts it
+    is not called unexercised."""
     monkeypatch.setattr(incremental, "MAX_STATES", 3000)
     sc, ps = _group(scopes.DEFAULT_HOST)
     st = incremental.stored(sc, ps, True, tmp_path)
@@ -315,6 +316,7 @@ def test_a_graph_stored_in_part_gives_the_search_from_scratch(tmp_path, monkeypa
             return super().not_found(*args, **kw)
     got = _same(SuperOnly, scopes.DEFAULT_HOST, tmp_path)
     assert got.work.unknown["not_found"] > 0 and "not_found" not in incremental.unexercised(got)
+    assert "not_found unexercised at scope host-small (complete)" in got.how
 
 
 def test_the_graph_of_a_search_that_settles_is_stored_as_far_as_it_went(tmp_path):
@@ -331,3 +333,36 @@ def test_the_graph_of_a_search_that_settles_is_stored_as_far_as_it_went(tmp_path
         assert _summary(got) == _summary(scratch)
         assert got[0].how.startswith("incremental from the stored baseline graph (")
     assert got[0].distinct > len(st.fps)       # drop-every-request never reaches it: searched on, in full
+
+
+class _PublishesAsBaselineKeepsRuns(Amendment):
+    """`after_step`, asked by every step, only defers to the baseline; `on_request_cancelled` keeps
+    the run a cancelled request owns."""
+    name = "publishes-as-baseline-keeps-runs"
+
+    def after_step(self, world):
+        super().after_step(world)
+
+    def on_request_cancelled(self, world, q, cause):
+        return None
+
+
+def test_the_store_says_which_override_answered_otherwise(folder, monkeypatch):
+    """The shadow runs only where the store holds nothing to compare with, and on a step that asked
+    several overrides and differs, to tell which answered otherwise: the override every step asks
+    stays unexercised beside the one that acts, as in the search from scratch."""
+    from verifier.runtime import shadow
+    v = _PublishesAsBaselineKeepsRuns
+    _same(v, scopes.DEFAULT_HOST, folder)
+    sc, ps = _group(scopes.DEFAULT_HOST)
+    baseline_asked = []
+    real = shadow._asked
+    monkeypatch.setattr(shadow, "_asked", lambda baseline, *a, **kw: baseline_asked.append(baseline.__name__)
+                        or real(baseline, *a, **kw))
+    s, _, counts = incremental.judged(v, sc, ps, True, 600, None, None, None, True, folder=folder)
+    assert counts["after_step"]["calls"] > 0 and counts["after_step"]["differed"] == 0, counts
+    assert counts["on_request_cancelled"]["differed"] > 0, counts
+    assert "after_step unexercised at scope host-small (complete)" in s.how
+    # the compared steps asked no shadow: its calls are the rest of the count
+    assert s.work.asked["after_step"] > 0
+    assert baseline_asked.count("after_step") == counts["after_step"]["calls"] - s.work.asked["after_step"]

@@ -432,20 +432,36 @@ def scratch_reason(variant, scope, rename: bool) -> str | None:
 
 @dataclass
 class Work:
-    """What the incremental search took from the store and what it executed."""
+    """What the incremental search took from the store and what it executed. A transition or an
+    enumeration that asked an overridden rule is compared with the store where the store holds the
+    same move (or the state's moves): `asked` counts those, `differed` those of them whose successor
+    (or list of moves) is not the store's. Where the store holds nothing to compare with (a state the
+    baseline never reached or stored unexpanded, a move the baseline lacked) it counts in `unknown`."""
     executed: int = 0                 # transitions executed
     enumerated: int = 0               # states whose moves were enumerated
-    asked: dict = field(default_factory=dict)      # overridden rule -> executed transitions that asked it
+    asked: dict = field(default_factory=dict)      # overridden rule -> compared transitions that asked it
     differed: dict = field(default_factory=dict)   # overridden rule -> of those, successors unlike the store's
-    unknown: dict = field(default_factory=dict)    # overridden rule -> asked at states stored unexpanded
+    unknown: dict = field(default_factory=dict)    # overridden rule -> asked with nothing stored to compare with
+
+    def overrides(self, shadowed) -> dict:
+        """Per overridden rule the shadow counts (`shadowed`, a `shadow.Recorder`), {calls, differed}:
+        the compared transitions that asked it and those that differed, plus the shadow's own counts
+        of its calls where nothing was compared (the shadow runs only there). A rule the recorder does
+        not count (a private one) is left out, as the shadow leaves it out elsewhere."""
+        out = {}
+        for r, c in shadowed.summary().items():
+            out[r] = {"calls": self.asked.get(r, 0) + c["calls"], "differed": self.differed.get(r, 0) + c["differed"]}
+        return out
 
 
 def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool = False,
            deadline: float | None = None, max_states: int | None = None, progress=None, want_graph: bool = True,
-           max_depth: int | None = None, every: float = 2.0):
+           max_depth: int | None = None, every: float = 2.0, shadowed=None):
     """`search.search(make_world, props, scope, ...)` with guards on, from the stored graph `st` of
     the baseline: (the Search, its Work). `make_world` builds the amendment's initial world, whose
-    rules `over` names the overrides of (recorded here as asked)."""
+    rules `over` names the overrides of (recorded here as asked). `shadowed`: the Recorder of the
+    shadow comparison the amendment's rules are instrumented with, switched on only where the store
+    holds nothing to compare with (elsewhere the store answers what the shadow would, and cheaper)."""
     started = time.monotonic()
     table = action_table()
     names = list(table)
@@ -458,6 +474,8 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     dog = watchdog.current()
     work = Work(asked={r: 0 for r in sorted(over)}, differed={r: 0 for r in sorted(over)},
                 unknown={r: 0 for r in sorted(over)})
+    if shadowed is not None:
+        shadowed.enabled = False
     w0 = make_world()           # also the template stored states are rebuilt over
     f0 = fingerprint(w0, rename)
     # a state's id in this search: by its stored id where the store has it, else by its fingerprint
@@ -474,6 +492,7 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     frontier = [(0, w0, g0)]
     last_report = started
     here = ["the enabled moves", None]
+    compared = [False]          # is the step in progress compared with the store's?
     fps, edges_of, rulesets, outcomes, expanded = st.fps, st.edges, st.rulesets, st.outcomes, st.expanded
     whole, failing, profile, profiles = st.whole, st.failing, st.profile, st.profiles
     clean_rules = [not (r & over) for r in rulesets]
@@ -489,11 +508,14 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
         nxt.append((cid, c, g))
         return cid
 
-    def executed(w, name, args, sid, stored_edge, unexpanded: bool):
+    def executed(w, name, args, sid, stored_edge):
         """A transition taken on a clone, as `search.successors` takes it: (successor, fingerprint);
-        `unexpanded`: from a state the store holds without its moves (nothing to compare with)."""
+        `stored_edge`: the store's (name, args, successor) of this move, None where it has none."""
         here[0], here[1] = name, args
         _ASKED.clear()
+        compared[0] = stored_edge is not None
+        if shadowed is not None:
+            shadowed.enabled = not compared[0]
         c = clone(w)
         step = c.apply(name, args, check=False, say=False)
         s.generated += 1
@@ -506,13 +528,30 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
             checker.check(c, step, sid, name, args)
         f = fingerprint(c, rename)
         work.executed += 1
-        for r in _ASKED:
-            work.asked[r] += 1
-            if stored_edge is not None and fps[stored_edge[2]] != f:
-                work.differed[r] += 1
-            if unexpanded:
-                work.unknown[r] += 1
+        tallied(stored_edge is not None and fps[stored_edge[2]] != f,
+                lambda: clone(w).apply(name, args, check=False, say=False))
         return c, f
+
+    def tallied(differs: bool, again) -> None:
+        """Counts the overridden rules the step just taken asked (`_ASKED`), compared with the store
+        (`compared`) or not. A step that asked several and `differs` from the store's says nothing
+        of which one answered otherwise: `again()` takes it once more with the shadow on to tell."""
+        if not compared[0]:
+            for r in _ASKED:
+                work.unknown[r] += 1
+        elif differs and len(_ASKED) > 1 and shadowed is not None:
+            asked = list(_ASKED)
+            shadowed.enabled = True
+            try:
+                again()
+            finally:
+                shadowed.enabled = False
+            for r in asked:
+                work.unknown[r] += 1
+        else:
+            for r in _ASKED:
+                work.asked[r] += 1
+                work.differed[r] += differs
 
     try:
         with quiet_gc():
@@ -555,18 +594,18 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                 if w is None:
                                     w = _decoded(st, g, w0, s.depth)
                                 _ASKED.clear()
+                                compared[0] = has_moves
+                                if shadowed is not None:
+                                    shadowed.enabled = not has_moves
                                 enabled = enabled_moves(w, table, names, here)
                                 if graph is not None:
                                     graph.add_state(sid, fair.state_info(w, live, enabled))
                                 work.enumerated += 1
-                                for r in _ASKED:
-                                    work.asked[r] += 1
-                                    if g is not None and not has_moves:
-                                        work.unknown[r] += 1
                                 moves = _matched(enabled, edges_of[g] if has_moves else ())
-                                if has_moves and (len(moves) != len(edges_of[g]) or any(m[2] is None for m in moves)):
-                                    for r in _ASKED:       # the moves themselves differ from the baseline's
-                                        work.differed[r] += 1
+                                # the moves themselves differ from the baseline's?
+                                other = has_moves and (len(moves) != len(edges_of[g]) or
+                                                       any(m[2] is None for m in moves))
+                                tallied(other, functools.partial(_enumerated_again, w, table, names, here))
                             for name, args, succ, rid, oid in moves:
                                 reuse = succ is not None and clean_rules[rid]
                                 if reuse:
@@ -584,8 +623,7 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                 else:
                                     if w is None:
                                         w = _decoded(st, g, w0, s.depth)
-                                    c, f = executed(w, name, args, sid, (name, args, succ) if succ is not None else None,
-                                                    g is not None and not has_moves)
+                                    c, f = executed(w, name, args, sid, (name, args, succ) if succ is not None else None)
                                     cg = st.index.get(f)
                                 if cg is not None:
                                     cid = at[cg]
@@ -600,6 +638,12 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                     except (KeyboardInterrupt, _Stop):
                         raise
                     except BaseException as e:      # an amendment's rule or the model raised, exited or hung
+                        for r in _ASKED:            # raising where the baseline answered differs (as in the shadow)
+                            if compared[0]:
+                                work.asked[r] += 1
+                                work.differed[r] += 1
+                            else:
+                                work.unknown[r] += 1
                         s.fault = fault_at(s, sid, here, e)
                         raise _Stop from None
                     if graph is not None:
@@ -630,6 +674,13 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
             s.forms[f] = s.forms.get(f, 0) + k * times
     finish(s, safety, live, graph)
     return s, work
+
+
+def _enumerated_again(w, table, names, here) -> None:
+    """The moves of `w` enumerated once more, on a copy with no memo (a memo hit asks no rule)."""
+    c = clone(w)
+    c._memo = {}
+    enabled_moves(c, table, names, here)
 
 
 def _matched(enabled: dict, stored: list) -> list:
@@ -691,25 +742,29 @@ def judged(variant, scope, props, rename, seconds, max_states, max_depth, progre
     make = make_world_for(searched, scope)
     bound = min(d for d in (max_depth, scope.depth) if d is not None) if (max_depth or scope.depth) else None
     s, work = search(make, props, scope, st, over, rename=scope.renames(rename, scope.params()),
-                     deadline=until, max_states=max_states, progress=progress, max_depth=bound)
+                     deadline=until, max_states=max_states, progress=progress, max_depth=bound, shadowed=recorder)
     total = s.generated
     s.how = f"incremental from the stored baseline graph ({work.executed} of {total} transitions re-executed)"
     s.work = work
-    idle = unexercised(s)
+    counts = work.overrides(recorder) if recorder is not None else None
+    idle = unexercised(s, counts)
     if idle:
         s.how += f"; {', '.join(idle)} unexercised at scope {scope.name} (complete)"
     if s.fault is not None:      # as `search._judged` tells it
         from verifier.runtime.replay import fault_of_moves
         from verifier.runtime.worlds import guarded_factory
         s.fault = fault_of_moves(guarded_factory(make), s.fault.history, props) or s.fault
-    return s, verdicts_of(s, make, props), (recorder.summary() if recorder is not None else None)
+    return s, verdicts_of(s, make, props), counts
 
 
-def unexercised(s: Search) -> list[str]:
-    """At a complete incremental search: the overrides never asked on an executed transition, or
-    whose every executed transition led where the baseline's did (and none was asked where the store
-    holds no baseline moves to compare with)."""
+def unexercised(s: Search, counts: dict | None = None) -> list[str]:
+    """At a complete incremental search: the overrides never asked, or whose every transition that
+    asked one led where the baseline's did. Where the store held nothing to compare with, the
+    shadow's `counts` say whether it answered otherwise (`Work.overrides`); without them such a
+    call counts as differing (nothing shows that it answered alike)."""
     work = getattr(s, "work", None)
     if work is None or not s.complete:
         return []
-    return [r for r in work.asked if not work.asked[r] or not (work.differed[r] or work.unknown[r])]
+    if counts is not None:
+        return [r for r, c in counts.items() if not c["calls"] or not c["differed"]]
+    return [r for r in work.asked if not work.unknown[r] and not work.differed[r]]
