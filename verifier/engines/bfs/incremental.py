@@ -560,92 +560,93 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                 for sid, w, g in frontier:
                     interrupt.check()
                     out_edges = [] if graph is not None else None
-                    try:
-                        with dog.bounded():
-                            has_moves = g is not None and g < expanded
-                            if has_moves and clean_rules[whole[g]] and profiles[failing[g]] <= checker.closed:
-                                # nothing of this state's moves can differ: booked in one piece
-                                pid = profile[g]
-                                booked[pid] = booked.get(pid, 0) + 1
-                                n, _, _, premised = profiles[pid]
-                                s.generated += n
-                                if premised and checker.open:
-                                    closed = checker.closed
-                                    for pname, k in premised:
-                                        if pname not in closed:
-                                            premise[pname] = premise.get(pname, 0) + k
-                                if graph is not None:
-                                    graph.add_state(sid, st.info[g])
-                                for name, args, succ, _, _ in edges_of[g]:      # `added`, inlined: the hot loop
-                                    cid = at[succ]
-                                    if cid < 0:
-                                        cid = at[succ] = len(s.moves)
-                                        s.parents.append(sid)
-                                        s.moves.append((name, args))
-                                        nxt.append((cid, None, succ))
-                                    if out_edges is not None:
-                                        out_edges.append((cid, name, args))
-                                moves = ()
-                            elif has_moves and clean_rules[st.asked[g]]:
-                                moves = edges_of[g]
-                                if graph is not None:
-                                    graph.add_state(sid, st.info[g])
-                            else:
-                                if w is None:
-                                    w = _decoded(st, g, w0, s.depth)
-                                _ASKED.clear()
-                                compared[0] = has_moves
-                                if shadowed is not None:
-                                    shadowed.enabled = not has_moves
-                                enabled = enabled_moves(w, table, names, here)
-                                if graph is not None:
-                                    graph.add_state(sid, fair.state_info(w, live, enabled))
-                                work.enumerated += 1
-                                moves = _matched(enabled, edges_of[g] if has_moves else ())
-                                # the moves themselves differ from the baseline's?
-                                other = has_moves and (len(moves) != len(edges_of[g]) or
-                                                       any(m[2] is None for m in moves))
-                                tallied(other, functools.partial(_enumerated_again, w, table, names, here))
-                            for name, args, succ, rid, oid in moves:
-                                reuse = succ is not None and clean_rules[rid]
-                                if reuse:
-                                    premised, failed, forms = outcomes[oid]
-                                    reuse = failed <= checker.closed
-                                if reuse:
-                                    s.generated += 1
-                                    s.actions[name] = s.actions.get(name, 0) + 1
-                                    for f in forms:
-                                        s.forms[f] = s.forms.get(f, 0) + 1
-                                    if checker.open:
-                                        for pname in premised - checker.closed:
-                                            premise[pname] = premise.get(pname, 0) + 1
-                                    c, cg = None, succ
+                    has_moves = g is not None and g < expanded
+                    if has_moves and clean_rules[whole[g]] and profiles[failing[g]] <= checker.closed:
+                        # nothing of this state's moves can differ: booked in one piece
+                        pid = profile[g]
+                        booked[pid] = booked.get(pid, 0) + 1
+                        n, _, _, premised = profiles[pid]
+                        s.generated += n
+                        if premised and checker.open:
+                            closed = checker.closed
+                            for pname, k in premised:
+                                if pname not in closed:
+                                    premise[pname] = premise.get(pname, 0) + k
+                        if graph is not None:
+                            graph.add_state(sid, st.info[g])
+                        for name, args, succ, _, _ in edges_of[g]:      # `added`, inlined: the hot loop
+                            cid = at[succ]
+                            if cid < 0:
+                                cid = at[succ] = len(s.moves)
+                                s.parents.append(sid)
+                                s.moves.append((name, args))
+                                nxt.append((cid, None, succ))
+                            if out_edges is not None:
+                                out_edges.append((cid, name, args))
+                    else:       # the rest may execute the amendment's rules: one bounded step
+                        try:
+                            with dog.bounded():
+                                if has_moves and clean_rules[st.asked[g]]:
+                                    moves = edges_of[g]
+                                    if graph is not None:
+                                        graph.add_state(sid, st.info[g])
                                 else:
                                     if w is None:
                                         w = _decoded(st, g, w0, s.depth)
-                                    c, f = executed(w, name, args, sid, (name, args, succ) if succ is not None else None)
-                                    cg = st.index.get(f)
-                                if cg is not None:
-                                    cid = at[cg]
-                                    if cid < 0:
-                                        cid = at[cg] = added(sid, name, args, c, cg, nxt)
+                                    _ASKED.clear()
+                                    compared[0] = has_moves
+                                    if shadowed is not None:
+                                        shadowed.enabled = not has_moves
+                                    enabled = enabled_moves(w, table, names, here)
+                                    if graph is not None:
+                                        graph.add_state(sid, fair.state_info(w, live, enabled))
+                                    work.enumerated += 1
+                                    moves = _matched(enabled, edges_of[g] if has_moves else ())
+                                    # the moves themselves differ from the baseline's?
+                                    other = has_moves and (len(moves) != len(edges_of[g]) or
+                                                           any(m[2] is None for m in moves))
+                                    tallied(other, functools.partial(_enumerated_again, w, table, names, here))
+                                for name, args, succ, rid, oid in moves:
+                                    reuse = succ is not None and clean_rules[rid]
+                                    if reuse:
+                                        premised, failed, forms = outcomes[oid]
+                                        reuse = failed <= checker.closed
+                                    if reuse:
+                                        s.generated += 1
+                                        s.actions[name] = s.actions.get(name, 0) + 1
+                                        for f in forms:
+                                            s.forms[f] = s.forms.get(f, 0) + 1
+                                        if checker.open:
+                                            for pname in premised - checker.closed:
+                                                premise[pname] = premise.get(pname, 0) + 1
+                                        c, cg = None, succ
+                                    else:
+                                        if w is None:
+                                            w = _decoded(st, g, w0, s.depth)
+                                        c, f = executed(w, name, args, sid,
+                                                        None if succ is None else (name, args, succ))
+                                        cg = st.index.get(f)
+                                    if cg is not None:
+                                        cid = at[cg]
+                                        if cid < 0:
+                                            cid = at[cg] = added(sid, name, args, c, cg, nxt)
+                                    else:
+                                        cid = seen.get(f)
+                                        if cid is None:
+                                            cid = seen[f] = added(sid, name, args, c, None, nxt)
+                                    if out_edges is not None:
+                                        out_edges.append((cid, name, args))
+                        except (KeyboardInterrupt, _Stop):
+                            raise
+                        except BaseException as e:      # an amendment's rule or the model raised, exited or hung
+                            for r in _ASKED:            # raising where the baseline answered differs (as in the shadow)
+                                if compared[0]:
+                                    work.asked[r] += 1
+                                    work.differed[r] += 1
                                 else:
-                                    cid = seen.get(f)
-                                    if cid is None:
-                                        cid = seen[f] = added(sid, name, args, c, None, nxt)
-                                if out_edges is not None:
-                                    out_edges.append((cid, name, args))
-                    except (KeyboardInterrupt, _Stop):
-                        raise
-                    except BaseException as e:      # an amendment's rule or the model raised, exited or hung
-                        for r in _ASKED:            # raising where the baseline answered differs (as in the shadow)
-                            if compared[0]:
-                                work.asked[r] += 1
-                                work.differed[r] += 1
-                            else:
-                                work.unknown[r] += 1
-                        s.fault = fault_at(s, sid, here, e)
-                        raise _Stop from None
+                                    work.unknown[r] += 1
+                            s.fault = fault_at(s, sid, here, e)
+                            raise _Stop from None
                     if graph is not None:
                         graph.add_edges(sid, out_edges)
                     now = time.monotonic()
