@@ -436,7 +436,9 @@ class Work:
     enumeration that asked an overridden rule is compared with the store where the store holds the
     same move (or the state's moves): `asked` counts those, `differed` those of them whose successor
     (or list of moves) is not the store's. Where the store holds nothing to compare with (a state the
-    baseline never reached or stored unexpanded, a move the baseline lacked) it counts in `unknown`."""
+    baseline never reached or stored unexpanded, a move the baseline lacked), and where a step that
+    asked several overridden rules differs (which one answered otherwise, the shadow tells), the step
+    counts in `unknown`."""
     executed: int = 0                 # transitions executed
     enumerated: int = 0               # states whose moves were enumerated
     asked: dict = field(default_factory=dict)      # overridden rule -> compared transitions that asked it
@@ -444,9 +446,9 @@ class Work:
     unknown: dict = field(default_factory=dict)    # overridden rule -> asked with nothing stored to compare with
 
     def overrides(self, shadowed) -> dict:
-        """Per overridden rule the shadow counts (`shadowed`, a `shadow.Recorder`), {calls, differed}:
-        the compared transitions that asked it and those that differed, plus the shadow's own counts
-        of its calls where nothing was compared (the shadow runs only there). A rule the recorder does
+        """{rule: {calls, differed}} for the rules the shadow's Recorder `shadowed` counts: the
+        compared steps that asked the rule and those of them that differed, plus the shadow's own
+        counts of its calls where it ran (the steps counted in `unknown`). A rule the recorder does
         not count (a private one) is left out, as the shadow leaves it out elsewhere."""
         out = {}
         for r, c in shadowed.summary().items():
