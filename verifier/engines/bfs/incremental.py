@@ -534,14 +534,15 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                 lambda: clone(w).apply(name, args, check=False, say=False))
         return c, f
 
-    def tallied(differs: bool, again) -> None:
+    def tallied(differs: bool, again=None) -> None:
         """Counts the overridden rules the step just taken asked (`_ASKED`), compared with the store
         (`compared`) or not. A step that asked several and `differs` from the store's says nothing
-        of which one answered otherwise: `again()` takes it once more with the shadow on to tell."""
+        of which one answered otherwise: `again()` takes it once more with the shadow on to tell
+        (without it, each counts as differing)."""
         if not compared[0]:
             for r in _ASKED:
                 work.unknown[r] += 1
-        elif differs and len(_ASKED) > 1 and shadowed is not None:
+        elif differs and len(_ASKED) > 1 and shadowed is not None and again is not None:
             asked = list(_ASKED)
             shadowed.enabled = True
             try:
@@ -641,12 +642,7 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                         except (KeyboardInterrupt, _Stop):
                             raise
                         except BaseException as e:      # an amendment's rule or the model raised, exited or hung
-                            for r in _ASKED:            # raising where the baseline answered differs (as in the shadow)
-                                if compared[0]:
-                                    work.asked[r] += 1
-                                    work.differed[r] += 1
-                                else:
-                                    work.unknown[r] += 1
+                            tallied(True)               # raising where the baseline answered differs (as in the shadow)
                             s.fault = fault_at(s, sid, here, e)
                             raise _Stop from None
                     if graph is not None:
