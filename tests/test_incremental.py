@@ -72,6 +72,54 @@ def test_client_variants_at_the_composed_scope(name, folder):
     _same(builtins()[name], scopes.DEFAULT_COMPOSED, folder)
 
 
+def _bounded_same(variant, spec, folder):
+    """`_same` at a coverage scope bounded by depth, with its properties (the host's, no liveness)."""
+    sc = scopes.parse(spec)
+    ps = [p for p in _group(scopes.DEFAULT_HOST)[1] if p.kind != "liveness"]
+    scratch = _judged(variant, sc, ps, True, 600, None, None, None, True)
+    got = incremental.judged(variant, sc, ps, True, 600, None, None, None, True, folder=folder)
+    assert _summary(got) == _summary(scratch)
+    # every state reached by the same move from the same parent: each path replays as its world
+    assert got[0].moves == scratch[0].moves and got[0].parents == scratch[0].parents
+    assert scratch[0].bounded and not scratch[0].complete
+    reason = incremental.scratch_reason(variant, sc, True)
+    assert got[0].how.startswith(f"from scratch: {reason}" if reason else "incremental from the stored baseline graph (")
+    return got[0]
+
+
+class SecondCallOtherError(Amendment):
+    """The baseline's missing-capability error, but another message once a second request is in:
+    the baseline's first path to "a flow call, then an undeclared task-only call" leads elsewhere, so
+    the amendment meets that state first the other way round, its request ids swapped."""
+    name = "second-call-other-error"
+
+    def missing_capability(self, world, q):
+        out = super().missing_capability(world, q)
+        if len(world.requests) > 1:
+            out = {**out, "error": {**out["error"], "message": "capability missing"}}
+        return out
+
+
+@pytest.mark.parametrize("variant", (builtins()["always-task"], builtins()["stdio-only-cancellation"],
+                                     SecondCallOtherError), ids=lambda v: v.name)
+def test_a_scope_bounded_by_depth_and_renaming_requests_is_searched_from_its_graph(variant, folder):
+    """host-stdio-pair stops at depth 3, and its fingerprint renames request ids: a state stands for
+    the worlds that rename to it, stored as the first one met. An amendment's search can meet
+    another first, through an edge the baseline took later or through a step it executes; that world
+    is expanded in full, and its traces name its own request ids, as in the search from scratch."""
+    st = incremental.stored(scopes.parse("host-stdio-pair"), [p for p in _group(scopes.DEFAULT_HOST)[1]
+                                                               if p.kind != "liveness"], True, folder)
+    assert st.expanded < len(st.fps) and st.inexact          # the last level unexpanded; other worlds met
+    _bounded_same(variant, "host-stdio-pair", folder)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ("host-stdio-pair", "host-two-runs"))
+@pytest.mark.parametrize("name", sorted(builtins()))
+def test_every_builtin_at_the_coverage_scopes_bounded_by_depth(name, spec, folder):
+    _bounded_same(builtins()[name], spec, folder)
+
+
 def _borrowable():
     """(variant, rule) of the built-ins' host rules a generated amendment may take: those needing
     neither `super()` (bound to their own class) nor params or lifecycle steps of their variant."""
@@ -120,9 +168,9 @@ def test_what_is_searched_from_scratch():
     assert incremental.scratch_reason(table["every-run-128-bits"], sc, True) == "the amendment changes params"
     assert incremental.scratch_reason(table["cancel-race-completes"], sc, True) == \
         "the amendment adds lifecycle transitions"
-    assert incremental.scratch_reason(table["always-task"], scopes.parse("host-pair"), True) == \
-        "the scope is bounded by depth"
     assert incremental.scratch_reason(table["always-task"], sc, True) is None
+    # a scope bounded by depth, whose fingerprint renames request ids, is searched from its graph too
+    assert incremental.scratch_reason(table["always-task"], scopes.parse("host-pair"), True) is None
 
 
 def test_a_raising_rule_is_the_same_fault(folder):

@@ -46,7 +46,7 @@ from verifier.runtime import interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.worlds import make_world_for
 
-FORMAT = 5
+FORMAT = 6
 CACHE_ENV = "TASKMODEL_GRAPH_CACHE"
 ROOT = Path(__file__).resolve().parents[3]
 # The harness caches what `decode_task_ref` answered across states (`Harness._raw`), so the store
@@ -154,6 +154,12 @@ class Stored:
     failing: list = field(default_factory=list)    # state -> profile id of the properties failing on any of its moves
     profile: list = field(default_factory=list)    # state -> profile id of its moves' counts (`_summarise`)
     profiles: list = field(default_factory=list)   # id -> (moves, actions, forms, premised) or a frozenset
+    # where the fingerprint renames request ids, a state stands for every world that renames to it,
+    # and is stored as the first one the search met (its representative); a search reusing an edge
+    # must land on that very world, or its traces' request ids would not be its own:
+    plain: list = field(default_factory=list)      # state -> its representative's fingerprint, not renamed
+    inexact: dict = field(default_factory=dict)    # expanded state -> indices of its edges whose world is
+    #                                                 not the successor's representative
     seconds: float = 0.0                           # to build
     index: dict = field(default_factory=dict, repr=False)   # fingerprint -> state (rebuilt on load)
 
@@ -174,10 +180,12 @@ class _Interner:
 
 
 def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
-    """The baseline's graph at `scope` (the scope must bound it), every property open: whole, or its
-    first states in search order expanded and the others stored unexpanded, past `MAX_STATES` or at
-    the level where the baseline's own search stops, every property answered (`search.level_done`:
-    no search beyond it is the baseline's, and an amendment's goes on in full); `NotBuilt` past the
+    """The baseline's graph at `scope` (the scope must bound it, by its sizes or its depth), every
+    property open: whole, or its first states in search order expanded and the others stored
+    unexpanded, past `MAX_STATES`, at the scope's depth bound (the states a search bounded there
+    reaches and does not expand), or at the level where the baseline's own search stops, every
+    property answered (`search.level_done`: no search beyond it is the baseline's, and an
+    amendment's goes on in full); `NotBuilt` past the
     monotonic `deadline` (the check's cap: the graph is part of its work)."""
     started = time.monotonic()
     rename = scope.renames(rename, scope.params())
@@ -198,11 +206,19 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
     frontier = [w0]
     st.index[fingerprint(w0, rename)] = 0
     st.fps.append(fingerprint(w0, rename))
+    if rename:
+        st.plain.append(fingerprint(w0, False))
     here = [None, None]
     packer = _Packer(st)
     shared = _Shared()
+    level = 0
     with quiet_gc():
         while frontier:
+            if scope.depth is not None and level >= scope.depth:     # the scope's bound: as a search stops
+                for u in frontier:
+                    packer.add(encode(u))
+                break
+            level += 1
             nxt = []
             for i, w in enumerate(frontier):
                 if len(st.fps) >= MAX_STATES:       # the rest, in state order, stored unexpanded
@@ -246,6 +262,10 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                             sid = st.index[f] = len(st.fps)
                             st.fps.append(f)
                             nxt.append(c)
+                            if rename:
+                                st.plain.append(fingerprint(c, False))
+                        elif rename and fingerprint(c, False) != st.plain[sid]:
+                            st.inexact.setdefault(len(st.edges), set()).add(len(edges))
                         edges.append((name, shared.args(args), sid, ruleset(frozenset(_ASKED)),
                                       outcome((frozenset(premised), frozenset(failed), tuple(step.forms)))))
                 st.edges.append(edges)
@@ -257,6 +277,7 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                 break
     packer.close()
     st.expanded = len(st.edges)
+    st.inexact = {g: frozenset(i) for g, i in st.inexact.items()}
     _summarise(st, ruleset)
     st.seconds = time.monotonic() - started
     return st
@@ -421,10 +442,6 @@ def scratch_reason(variant, scope, rename: bool) -> str | None:
         return "the amendment changes params"
     if getattr(variant, "lifecycle_extra", ()):
         return "the amendment adds lifecycle transitions"
-    if scope.depth is not None:
-        return "the scope is bounded by depth"
-    if scope.renames(rename, scope.params()):
-        return "the scope renames request ids"
     if scope.composed and overridden(variant) & UNRECORDED:
         return "the amendment overrides decode_task_ref, which the harness caches across states"
     return None
@@ -486,6 +503,7 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     g0 = st.index.get(f0)
     if g0 is not None:
         at[g0] = 0
+        g0 = _faithful(st, g0, w0)
     else:
         seen[f0] = 0
     s.parents.append(-1)
@@ -498,6 +516,7 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     fps, edges_of, rulesets, outcomes, expanded = st.fps, st.edges, st.rulesets, st.outcomes, st.expanded
     whole, failing, profile, profiles = st.whole, st.failing, st.profile, st.profiles
     clean_rules = [not (r & over) for r in rulesets]
+    inexact = st.inexact
     premise = s.premise
     booked: dict = {}           # profile id -> states whose moves were all taken from the store
 
@@ -564,7 +583,8 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                     interrupt.check()
                     out_edges = [] if graph is not None else None
                     has_moves = g is not None and g < expanded
-                    if has_moves and clean_rules[whole[g]] and profiles[failing[g]] <= checker.closed:
+                    if has_moves and clean_rules[whole[g]] and profiles[failing[g]] <= checker.closed and \
+                            g not in inexact:
                         # nothing of this state's moves can differ: booked in one piece
                         pid = profile[g]
                         booked[pid] = booked.get(pid, 0) + 1
@@ -609,8 +629,15 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                     other = has_moves and (len(moves) != len(edges_of[g]) or
                                                            any(m[2] is None for m in moves))
                                     tallied(other, functools.partial(_enumerated_again, w, table, names, here))
-                                for name, args, succ, rid, oid in moves:
-                                    reuse = succ is not None and clean_rules[rid]
+                                other_world = inexact.get(g) if has_moves else None
+                                if other_world:
+                                    other_world = {id(edges_of[g][i]) for i in other_world}
+                                for edge in moves:
+                                    name, args, succ, rid, oid = edge
+                                    # an edge first reaching its successor as a world other than the
+                                    # stored one is executed: that world's moves are not in the store
+                                    reuse = succ is not None and clean_rules[rid] and not (
+                                        other_world and at[succ] < 0 and id(edge) in other_world)
                                     if reuse:
                                         premised, failed, forms = outcomes[oid]
                                         reuse = failed <= checker.closed
@@ -632,7 +659,8 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                     if cg is not None:
                                         cid = at[cg]
                                         if cid < 0:
-                                            cid = at[cg] = added(sid, name, args, c, cg, nxt)
+                                            cid = at[cg] = added(sid, name, args, c,
+                                                                 cg if c is None else _faithful(st, cg, c), nxt)
                                     else:
                                         cid = seen.get(f)
                                         if cid is None:
@@ -673,6 +701,12 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
             s.forms[f] = s.forms.get(f, 0) + k * times
     finish(s, safety, live, graph)
     return s, work
+
+
+def _faithful(st: Stored, g: int, w) -> int | None:
+    """`g`, when the world `w` reached as the stored state `g` is its representative; else None: a
+    world the store holds no moves of (where the fingerprint renames request ids, only)."""
+    return g if not st.plain or fingerprint(w, False) == st.plain[g] else None
 
 
 def _enumerated_again(w, table, names, here) -> None:
