@@ -16,7 +16,9 @@ of an overridden rule, and there was none. A transition is executed all the same
 still open in this search failed on it (its message and bookkeeping come from the real checker).
 States the baseline never reached are expanded in full. A state none of whose moves asked an
 overridden rule or failed a property still open is booked in one piece (`_summarise`): its moves'
-counts at once, its successors straight from the store.
+counts at once, its successors straight from the store. Where the fingerprint renames request ids,
+a state reached as another world than the one stored for it (`Stored.plain`, `Stored.inexact`) is
+expanded in full, so that its path is its own.
 """
 from __future__ import annotations
 
