@@ -70,3 +70,23 @@ def test_z3_out_of_time_is_undetermined_never_holding(capsys, tmp_path):
     rows = json.loads(out)["results"][0]["properties"]
     assert rows and {r["verdict"] for r in rows} == {"undetermined"}
     assert {"step", "invariant"} <= {r["kind"] for r in rows} <= {"step", "invariant", "not encoded"}
+
+
+def test_the_command_exits_with_its_code_its_output_whole_and_its_exit_functions_run(tmp_path):
+    """`taskmodel` (`console`) leaves without freeing its objects one by one, after running what was
+    registered to run at exit and writing out what it buffered: through a pipe, stdout is block
+    buffered, and a lost tail would be an unreadable result."""
+    import os
+    import subprocess
+    import sys
+    probe = ("import atexit, sys; atexit.register(lambda: print('exit functions ran')); "
+             "sys.argv = ['taskmodel', *sys.argv[1:]]; from verifier.cli import console; console()")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}     # buffered, as most run it
+    got = subprocess.run([sys.executable, "-c", probe, "list", "--json"], capture_output=True, text=True, timeout=120,
+                         env=env)
+    assert got.returncode == 0
+    listing, _, tail = got.stdout.rpartition("}")
+    assert json.loads(listing + "}")["properties"] and tail.strip() == "exit functions ran"
+    bad = subprocess.run([sys.executable, "-c", probe, "check", "--budget", "x"], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert bad.returncode == EXIT_USAGE and len(bad.stderr.strip().splitlines()) == 1
