@@ -1,8 +1,9 @@
 """An amendment searched incrementally, from the baseline's state graph stored on disk.
 
 The baseline's graph at a scope is built once per model version (`stored`): for each state its
-fingerprint, its encoding (`model.snapshot.encode`), the rules its move enumeration asked, and for
-each transition, in the search's move order, the move, the successor, the rules the transition asked
+fingerprint, its encoding (`model.snapshot.encode`), the rules its move enumeration asked (per
+action), and for each transition, in the search's move order, the move, the successor, the rules the
+transition asked
 (the step, `after_step`, the monitors and the property checks, which may ask rules too) and what the
 properties made of it: whose premise it reached and which failed. It is built with every property of
 the scope open (no property is closed at a violation) and the world's memo off, so that every rule a
@@ -48,7 +49,7 @@ from verifier.runtime import interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.worlds import make_world_for
 
-FORMAT = 6
+FORMAT = 7
 CACHE_ENV = "TASKMODEL_GRAPH_CACHE"
 ROOT = Path(__file__).resolve().parents[3]
 # The harness caches what `decode_task_ref` answered across states (`Harness._raw`), so the store
@@ -147,6 +148,9 @@ class Stored:
     zdict: bytes = b""                             # encodings of early states: later ones share most of it
     expanded: int = 0                              # states 0 .. expanded-1 have moves; the rest are stored unexpanded
     asked: list = field(default_factory=list)      # expanded state -> id of the rules its enumeration asked
+    asked_by: list = field(default_factory=list)   # expanded state -> id of ((action, rules id), ...): the
+    #                                                 actions whose moves asked rules (None: the liveness summary)
+    enumerations: list = field(default_factory=list)    # id -> such a tuple
     info: list = field(default_factory=list)       # expanded state -> fair.state_info (liveness) or None
     edges: list = field(default_factory=list)      # expanded state -> [(name, args, successor, rules id, outcome id)]
     rulesets: list = field(default_factory=list)   # id -> frozenset of rule names
@@ -192,7 +196,7 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
     started = time.monotonic()
     rename = scope.renames(rename, scope.params())
     st = Stored(store_key(scope, props, rename))
-    ruleset, outcome = _Interner(st.rulesets), _Interner(st.outcomes)
+    ruleset, outcome, enumeration = _Interner(st.rulesets), _Interner(st.outcomes), _Interner(st.enumerations)
     rules_cls = _recording(Rules, _methods(Rules))
     harness_cls = _recording(HarnessRules, _methods(HarnessRules), "harness.") if scope.composed else None
     params = scope.params()
@@ -210,7 +214,6 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
     st.fps.append(fingerprint(w0, rename))
     if rename:
         st.plain.append(fingerprint(w0, False))
-    here = [None, None]
     packer = _Packer(st)
     shared = _Shared()
     level = 0
@@ -231,10 +234,22 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                 interrupt.check()
                 if deadline is not None and time.monotonic() > deadline:
                     raise NotBuilt(f"the baseline's graph at {scope.name} was not built within the cap")
+                enabled, by, union = {}, [], set()
+                for name in names:        # `enabled_moves`, noting the rules each action's moves asked
+                    _ASKED.clear()
+                    moves = table[name].moves(w)
+                    if moves:
+                        enabled[name] = moves
+                    if _ASKED:
+                        by.append((name, ruleset(frozenset(_ASKED))))
+                        union |= _ASKED
                 _ASKED.clear()
-                enabled = enabled_moves(w, table, names, here)
                 st.info.append(shared.info(fair.state_info(w, live, enabled)) if live else None)
-                st.asked.append(ruleset(frozenset(_ASKED)))
+                if _ASKED:
+                    by.append((None, ruleset(frozenset(_ASKED))))
+                    union |= _ASKED
+                st.asked.append(ruleset(frozenset(union)))
+                st.asked_by.append(enumeration(tuple(by)))
                 packer.add(encode(w))
                 edges = []
                 for name, moves in enabled.items():
@@ -519,6 +534,7 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     whole, failing, profile, profiles = st.whole, st.failing, st.profile, st.profiles
     clean_rules = [not (r & over) for r in rulesets]
     inexact = st.inexact
+    asked_by, enumerations = st.asked_by, st.enumerations
     premise = s.premise
     booked: dict = {}           # profile id -> states whose moves were all taken from the store
 
@@ -622,7 +638,9 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                     compared[0] = has_moves
                                     if shadowed is not None:
                                         shadowed.enabled = not has_moves
-                                    enabled = enabled_moves(w, table, names, here)
+                                    enabled = enabled_moves(w, table, names, here) if not has_moves else \
+                                        _reenumerated(w, table, names, here, edges_of[g],
+                                                      [n for n, r in enumerations[asked_by[g]] if not clean_rules[r]])
                                     if graph is not None:
                                         graph.add_state(sid, fair.state_info(w, live, enabled))
                                     work.enumerated += 1
@@ -709,6 +727,25 @@ def _faithful(st: Stored, g: int, w) -> int | None:
     """`g`, when the world `w` reached as the stored state `g` is its representative; else None: a
     world the store holds no moves of (where the fingerprint renames request ids, only)."""
     return g if not st.plain or fingerprint(w, False) == st.plain[g] else None
+
+
+def _reenumerated(w, table, names, here, stored: list, dirty: list) -> dict:
+    """`enabled_moves` of a stored state whose enumeration asked overridden rules: the moves of the
+    actions in `dirty` (those whose moves asked one) enumerated under the amendment, the others'
+    taken from its `stored` edges (an action's moves that asked none of them are the baseline's)."""
+    kept: dict = {}
+    for e in stored:
+        kept.setdefault(e[0], []).append(e[1])
+    out = {}
+    for name in names:
+        if name in dirty:
+            here[0], here[1] = name, None
+            moves = table[name].moves(w)
+        else:
+            moves = kept.get(name)
+        if moves:
+            out[name] = moves
+    return out
 
 
 def _enumerated_again(w, table, names, here) -> None:
