@@ -83,7 +83,8 @@ def _bounded_same(variant, spec, folder):
     assert got[0].moves == scratch[0].moves and got[0].parents == scratch[0].parents
     assert scratch[0].bounded and not scratch[0].complete
     reason = incremental.scratch_reason(variant, sc, True)
-    assert got[0].how.startswith(f"from scratch: {reason}" if reason else "incremental from the stored baseline graph (")
+    how = f"from scratch: {reason}" if reason else "incremental from the stored baseline graph ("
+    assert got[0].how.startswith(how)
     return got[0]
 
 
