@@ -4,10 +4,11 @@ The baseline's graph at a scope is built once per model version (`stored`): for 
 fingerprint, its encoding (`model.snapshot.encode`), the rules its move enumeration asked (per
 action), and for each transition, in the search's move order, the move, the successor, the rules the
 transition asked (the step, `after_step`, the monitors and the property checks, which may ask rules
-too) and what the properties made of it: whose premise it reached and which failed. It is built
-with every property of the scope open (no property is closed at a violation) and the world's memo
-off, so that every rule a result depends on is asked, and recorded. A search checks its closed properties all the same
-(`search.Checker`), so the successors do not depend on which properties a search has closed.
+too) and what the properties made of it: whose premise it reached and which failed. It is built with
+every property of the scope open (no property is closed at a violation) and the world's memo off, so
+that every rule a result depends on is asked, and recorded. A search checks its closed properties
+all the same (`search.Checker`), so the successors do not depend on which properties a search has
+closed.
 
 An amendment that overrides rules only is then searched as `search.search` would, in the same order
 and with the same bookkeeping, but a transition whose stored record asked none of the overridden
