@@ -236,15 +236,32 @@ def _callers(world):
 CALL_RULES = ("tasks_capability_ok", "serves_tasks", "missing_capability", "http_status", "releases_ownership",
               "join_existing_run", "mint_run_id", "durable_on_create", "owns_on_receipt")
 # The run a call creates has an id a rule mints: declared as every run (`fp.NEW_RUN`).
+def _send_enables(world, a) -> set:
+    """A send stays enabled while the budget lasts (`fp.budget`), its stdio connection is open, and a
+    fabricated task reference it names is not sent yet (`_task_refs`): no other move takes back a run,
+    an interrupt or a reference."""
+    out = fp.budget(world)
+    if a.get("transport") == "stdio":
+        out.add(fp.stdio(a["client"], a["server"]))
+    if a.get("ref") in FABRICATED:
+        out.add(fp.sent_ref(a["ref"]))
+    return out
+
+
 CALL = fp.footprint(lambda w, a: fp.new_request(w) | fp.NEW_RUN | {fp.CLOCK},
-                    lambda w, a: fp.new_request(w) | fp.NEW_RUN, CALL_RULES, exact=False)
+                    lambda w, a: fp.new_request(w) | fp.NEW_RUN, CALL_RULES, exact=False, enables=_send_enables)
 
 
-def _sends(received=fp.received, listen: bool = False):
-    """A client's request other than tools/call: the new request and its receipt."""
+def _sends(received=fp.received, listen: bool = False, enables=_send_enables):
+    """A client's request other than tools/call: the new request and its receipt (and the reference it
+    sends, `fp.sent_ref`)."""
     def keys(world, a):
-        return fp.new_request(world, listen) | received(world)
-    return fp.footprint(keys, keys)
+        return fp.new_request(world, listen) | received(world) | ({fp.sent_ref(a["ref"])} if "ref" in a else set())
+    return fp.footprint(keys, keys, enables=enables)
+
+
+# Sends a client makes once: another of its kind, or the probes' cap, takes the move back.
+ONCE = lambda w, a: _send_enables(w, a) | {fp.table("requests")}    # noqa: E731
 
 
 @action("client", _call_moves, footprint=CALL, say=lambda w, a: (
@@ -264,7 +281,8 @@ def _bad_call_moves(world):
     return [dict(client=c, server="S1", declare=d) for c in world.params.clients[:1] for d in (True, False)]
 
 
-@action("client", _bad_call_moves, footprint=_sends(lambda w: {fp.rule("http_status"), fp.rule("releases_ownership")}),
+@action("client", _bad_call_moves, footprint=_sends(lambda w: {fp.rule("http_status"), fp.rule("releases_ownership")},
+                                                   enables=ONCE),
         say=lambda w, a: (
     f"client {a['client']} sends tools/call {w.last_request()} with arguments its input schema refuses"))
 def call_tool_bad_args(world, client, server, declare):
@@ -441,7 +459,7 @@ def _two_key_moves(world):
     return out
 
 
-@action("client", _two_key_moves, footprint=_sends(), say=lambda w, a: (
+@action("client", _two_key_moves, footprint=_sends(enables=None), say=lambda w, a: (
     f"client {a['client']} sends tasks/update {w.last_request()} for {w.label(a['ref'])} answering "
     f"{w.label(a['key'])}{', ' + w.label(a['third']) if 'third' in a else ''} and {w.label(a['also'])} "
     f"with {a['response']}"))
@@ -469,7 +487,7 @@ def _unsupported_moves(world):
 
 
 @action("client", _unsupported_moves, lambda w, a: f"client {a['client']} sends {a['method']} {w.last_request()}",
-        footprint=_sends())
+        footprint=_sends(enables=ONCE))
 def unsupported(world, client, server, method):
     """A method the 2026-07-28 revision removed."""
     receive(world, new_request(world, client, server, "http", method, declares_tasks=True))
@@ -483,9 +501,11 @@ def _listen_moves(world):
                     ("declare", [True, False])])
 
 
-# The task ids it asks for: every run's (which runs exist; a run's id and server never change).
-@action("client", _listen_moves, footprint=_sends(lambda w: fp.received(w) | {fp.table("runs"), fp.rule("task_id")},
-                                                 listen=True),
+# The task ids it asks for: every run's (which runs exist; a run's id and server never change) and the
+# fabricated ones not sent yet.
+@action("client", _listen_moves, footprint=_sends(
+    lambda w: fp.received(w) | {fp.table("runs"), fp.rule("task_id")} | {fp.sent_ref(ref) for ref in FABRICATED},
+    listen=True, enables=lambda w, a: fp.budget(w) | {fp.table("listens")}),
         say=lambda w, a: (
     f"client {a['client']} opens subscriptions/listen {w.last_request()} on {a['server']} for every task it "
     f"knows of{'' if a['declare'] else ' without declaring tasks'}"))
@@ -504,7 +524,7 @@ def _discover_moves(world):
 
 
 @action("client", _discover_moves, lambda w, a: f"client {a['client']} sends server/discover to {a['server']}",
-        footprint=_sends())
+        footprint=_sends(enables=ONCE))
 def discover(world, client, server):
     """server/discover: the host's advertisement."""
     receive(world, new_request(world, client, server, "http", "server/discover", declares_tasks=False))

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 ANY = "*"
+MARKERS = ("rule", "harness_rule")
 EVERYTHING = ("*",)
 CLOCK, SERIAL, EFFECTS = ("clock",), ("serial",), ("effects",)
 
@@ -55,6 +56,13 @@ def hclient(name):
     return ("hclient", name)
 
 
+def sent_ref(ref):
+    """That a request carrying task reference `ref` was sent: a fabricated reference is probed once
+    (`model.clients._task_refs`), so a send of it takes the others' moves back. Written by a send
+    naming `ref`; not a part of the state of its own (it is in the request table)."""
+    return ("sent_ref", ref)
+
+
 def table(name):
     """The membership of a table: runs, requests, interrupts, request_states, stdio_open, notified,
     last_sent, listens (the subscriptions/listen requests), hclients, sent, read."""
@@ -85,23 +93,30 @@ Keys = Callable[[object, dict], "set | frozenset"]
 class Footprint:
     """An action's declaration: `reads` and `writes`, each a function (world, args) -> keys of the
     move in the state before it; `rules`, the overridable rules the move may call (their markers are
-    reads); `exact`: False where a part is declared coarser than the move needs (said in a comment)."""
+    reads); `exact`: False where a part is declared coarser than the move needs (said in a comment);
+    `enables`: the keys whose values decide whether the move stays enabled (None: undeclared, every key)."""
     reads: Keys
     writes: Keys
     rules: frozenset = frozenset()
     exact: bool = True
+    enables: Keys | None = None
 
     def of(self, world, args) -> tuple[frozenset, frozenset]:
-        """(reads, writes) of one move; the rule markers are reads."""
+        """(reads, writes) of one move; the rule markers are reads (a function may give them with its
+        other keys)."""
         reads = frozenset(self.reads(world, args)) | self.rules
-        return reads, frozenset(self.writes(world, args))
+        return reads, frozenset(k for k in self.writes(world, args) if k[0] not in MARKERS)
+
+    def enabling(self, world, args) -> frozenset:
+        """What decides whether this move stays enabled: another move that writes it may disable it."""
+        return frozenset({EVERYTHING} if self.enables is None else self.enables(world, args))
 
 
-def footprint(reads=(), writes=(), rules=(), harness_rules=(), exact=True) -> Footprint:
-    """A declaration: `reads` and `writes` are a function (world, args) -> keys, or the keys themselves
-    when they do not depend on the move."""
+def footprint(reads=(), writes=(), rules=(), harness_rules=(), exact=True, enables=None) -> Footprint:
+    """A declaration: `reads`, `writes` and `enables` are a function (world, args) -> keys, or the keys
+    themselves when they do not depend on the move."""
     marks = frozenset(map(rule, rules)) | frozenset(map(harness_rule, harness_rules))
-    return Footprint(_fn(reads), _fn(writes), marks, exact)
+    return Footprint(_fn(reads), _fn(writes), marks, exact, None if enables is None else _fn(enables))
 
 
 def _fn(keys) -> Keys:
@@ -151,8 +166,25 @@ def received(world) -> set:
 
 def new_request(world, listen: bool = False) -> set:
     """A request a client sends: its id is the next in the table (`model.clients.new_request`); a
-    subscriptions/listen (`listen`) joins the listens too."""
-    return {table("requests"), request(f"r{len(world.requests) + 1}")} | ({table("listens")} if listen else set())
+    subscriptions/listen (`listen`) joins the listens too. `MINT` marks the send."""
+    return minted(world) | {MINT} if listen else minted(world) - {table("listens")} | {MINT}
+
+
+# Two sends both mint the next request id and join the request table (a listen, the listens too): in
+# either order the same requests exist under swapped ids, which the fingerprint's renaming (the
+# request-order symmetry) makes one state. Where it renames, two sends commute on these keys.
+MINT = ("mint", "requests")
+
+
+def minted(world) -> set:
+    """The keys a send writes to mint its request: the tables' membership and the next id."""
+    return {table("requests"), table("listens"), request(f"r{len(world.requests) + 1}")}
+
+
+def budget(world, reserve: int = 0) -> set:
+    """What enables a send as far as the request budget goes: the request table's length, only where
+    one more send spends the budget (below that, no other send can disable it)."""
+    return {table("requests")} if len(world.requests) + 1 >= world.params.max_requests + reserve else set()
 
 
 def descendants(world, rid) -> set:
@@ -208,3 +240,39 @@ def _epilogue_writes(world, args) -> set:
 
 
 EPILOGUE = footprint(_epilogue_reads, _epilogue_writes, rules=PUBLISH_RULES)
+
+
+# ---- independence: what a partial-order reduction may reorder -----------------------------------------
+@dataclass(frozen=True)
+class Effect:
+    """One move's footprint in its state, the epilogue's (after the move) joined: what it reads,
+    writes and is enabled by."""
+    reads: frozenset
+    writes: frozenset
+    enables: frozenset
+
+    @property
+    def mints(self) -> bool:
+        return MINT in self.writes
+
+
+def _hits(mine, theirs):
+    for k in sorted(mine, key=repr):
+        if any(covers((k,), x) or covers((x,), k) for x in theirs):
+            return k
+    return None
+
+
+def conflict(a: Effect, b: Effect, world=None, renames: bool = False):
+    """The first key by which two moves enabled in `world` are dependent, or None: one writes what the
+    other reads, writes or is enabled by. Where the fingerprint renames request ids and both moves
+    send, their mints (`minted`) commute, save where one send's enabling (the budget) reads them. A
+    send that reads the request table for more than its length declares what it reads by finer keys
+    (a listen's task ids: `sent_ref`); `verifier.engines.bfs.diamonds` checks that they commute."""
+    aw, bw, ar, br = a.writes, b.writes, a.reads, b.reads
+    if renames and a.mints and b.mints:
+        keys = minted(world) | {MINT}
+        aw, bw, ar, br = aw - keys, bw - keys, ar - keys, br - keys
+        if (k := _hits(a.writes, b.enables) or _hits(b.writes, a.enables)) is not None:
+            return k
+    return _hits(aw, br | bw | b.enables) or _hits(bw, ar | a.enables)

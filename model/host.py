@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import footprint as fp
-from . import wire
+from . import identity, wire
 from .actions import action
 from .state import Interrupt, Run
 
@@ -215,7 +215,7 @@ ANSWER_RULES = ("answer_tools_call", "serves_tasks", "tool_result", "blocking_ca
 # A requestState token is minted by a rule from the serial: declared as every requestState.
 @action("host", _answer_moves, _say_answer, footprint=fp.footprint(
     _answer_footprint, lambda w, a: {fp.request(a["request"]), fp.SERIAL, fp.table("request_states"),
-                                     fp.every("request_state")}, ANSWER_RULES, exact=False))
+                                     fp.every("request_state")}, ANSWER_RULES, exact=False, enables=_answer_footprint))
 def answer(world, request):
     """The host sends the whole final response to a tools/call or MRTR retry."""
     q = world.requests[request]
@@ -243,10 +243,44 @@ def _say_respond(world, a):
     return f"host processes {q.method} {q.id} and answers with {what}"
 
 
-# The receipt path, conservatively (`model.footprint.RECEIPT`).
+RESPOND_RULES = ("discover_result", "serves_tasks", "method_supported", "removed_method_result", "tasks_methods_served",
+                 "tasks_capability_ok", "missing_capability", "header_ok", "lookup_task", "decode_task_ref", "can_read",
+                 "not_found", "on_tasks_get", "project_status", "missing_elicitation", "missing_elicitation_error",
+                 "elicitation_modes", "get_task_result", "detailed_task", "task_id", "ttl_ms", "purge_time",
+                 "status_message", "input_requests", "tool_result", "can_cancel", "tasks_cancel", "cancel_run",
+                 "lifecycle_fire", "update_key", "eligible_approver", "resolve", "do_resolve", "update_response",
+                 "listen_ack", "http_status", "releases_ownership")
+
+
+def _respond_footprint(world, a) -> set:
+    """What processing a request reads and writes: the request, and the runs its task references name
+    (a listen's every reference): a run, what a cancel of it reaches (`fp.cancelling`) and their
+    interrupts; an update's keys name interrupts. Decoded as the baseline's rules decode them: a
+    world whose rules override one is held to nothing (`fp.Footprint`)."""
+    q = world.requests[a["request"]]
+    out = {fp.request(q.id)}
+    if q.method == "subscriptions/listen":
+        refs = q.message["params"]["notifications"].get("taskIds", [])
+    elif q.method in ("tasks/get", "tasks/update", "tasks/cancel"):
+        refs = [q.task_ref]
+    else:
+        return out | ({fp.table("runs")} | {fp.run(r) for r in world.runs} if q.method == "tasks/list" else set())
+    out.add(fp.CLOCK)
+    for ref in refs:
+        raw = identity.unproject(ref)
+        if raw is None:
+            continue
+        out.add(fp.run(raw))
+        for r in fp.descendants(world, raw):
+            out |= {fp.run(r), fp.log(r)} | {fp.interrupt(i) for i in world.runs[r].interrupts}
+    if q.method == "tasks/update":
+        for key in q.message["params"]["inputResponses"]:
+            out |= {fp.interrupt(key)} | ({fp.interrupt(identity.unproject(key))} if identity.unproject(key) else set())
+    return out
+
+
 @action("host", _respond_moves, _say_respond, footprint=fp.footprint(
-    lambda w, a: fp.RECEIPT | {fp.request(a["request"])}, lambda w, a: fp.RECEIPT | {fp.request(a["request"])},
-    [fp.ANY], exact=False))
+    _respond_footprint, _respond_footprint, RESPOND_RULES, enables=fp.REQUEST))
 def respond(world, request):
     """The host processes a received tasks/*, listen, discover or removed-method request and sends its
     whole answer (a listen: its acknowledgement, the stream then open)."""
@@ -254,7 +288,7 @@ def respond(world, request):
 
 
 @action("host", _stream_moves, lambda w, a: f"host sends an SSE progress event on {a['request']}",
-        footprint=fp.footprint(fp.REQUEST, fp.REQUEST, ["releases_ownership"]))
+        footprint=fp.footprint(fp.REQUEST, fp.REQUEST, ["releases_ownership"], enables=fp.REQUEST))
 def stream_event(world, request):
     """An SSE event before the final response: not the whole response, so ownership stays."""
     q = world.requests[request]
@@ -278,8 +312,11 @@ def _say_run(text):
     return lambda w, a: f"{w.label(a['run'])} {text}"
 
 
-RUN_STEP = fp.footprint(fp.RUN_STEP, fp.RUN_WRITE, ["lifecycle_fire"])
-EFFECT = fp.footprint(lambda w, a: fp.RUN_STEP(w, a) | {fp.EFFECTS}, lambda w, a: fp.RUN_WRITE(w, a) | {fp.EFFECTS})
+# A run's step stays enabled while its status and purge flag hold (the run's record); an effect also
+# while the effect budget lasts.
+RUN_STEP = fp.footprint(fp.RUN_STEP, fp.RUN_WRITE, ["lifecycle_fire"], enables=fp.RUN)
+EFFECT = fp.footprint(lambda w, a: fp.RUN_STEP(w, a) | {fp.EFFECTS}, lambda w, a: fp.RUN_WRITE(w, a) | {fp.EFFECTS},
+                      enables=lambda w, a: {fp.run(a["run"]), fp.log(a["run"]), fp.EFFECTS})
 
 
 @action("host", _run_moves("pending"), _say_run("starts"), footprint=RUN_STEP)
@@ -342,7 +379,8 @@ def _interrupt_moves(world):
 
 # The new interrupt's id is minted by a rule: declared as every interrupt (`fp.NEW_INTERRUPT`).
 SUSPEND = fp.footprint(fp.RUN_STEP, lambda w, a: fp.RUN_WRITE(w, a) | fp.NEW_INTERRUPT,
-                       ["lifecycle_fire", "mint_interrupt_id"], exact=False)
+                       ["lifecycle_fire", "mint_interrupt_id"], exact=False,
+                       enables=lambda w, a: {fp.run(a["run"]), fp.table("interrupts")})
 
 
 @action("host", _interrupt_moves, lambda w, a: (
@@ -397,7 +435,8 @@ def _spawn_moves(world):
 
 # The child's id is minted by a rule: declared as every run (`fp.NEW_RUN`).
 @action("host", _spawn_moves, _say_run("starts a child run"), footprint=fp.footprint(
-    fp.RUN_STEP, lambda w, a: fp.RUN_WRITE(w, a) | fp.NEW_RUN, ["mint_run_id"], exact=False))
+    fp.RUN_STEP, lambda w, a: fp.RUN_WRITE(w, a) | fp.NEW_RUN, ["mint_run_id"], exact=False,
+    enables=lambda w, a: {fp.run(a["run"]), fp.table("runs")}))
 def run_spawn(world, run):
     parent = world.runs[run]
     child = create_run(world, parent.server, parent.owner, "child", parent=parent)
@@ -417,7 +456,7 @@ def _external_moves(world):
 
 
 @action("host", _external_moves, lambda w, a: f"the external event of {w.label(a['interrupt'])} arrives",
-        footprint=fp.footprint(fp.resolving, fp.resolving, fp.RESOLVE_RULES))
+        footprint=fp.footprint(fp.resolving, fp.resolving, fp.RESOLVE_RULES, enables=fp.resolving))
 def external_event(world, interrupt):
     i = world.interrupts[interrupt]
     world.rules.resolve(world, i, "external", "external", "external")
@@ -430,7 +469,7 @@ def _tick_moves(world):
 
 @action("clock", _tick_moves, lambda w, a: f"time passes (now t={w.clock})", footprint=fp.footprint(
     lambda w, a: {fp.CLOCK, fp.table("runs")} | {fp.run(r) for r in w.runs}, [fp.CLOCK],
-    ["ttl_ms", "purge_time", "on_ttl_elapsed"]))
+    ["ttl_ms", "purge_time", "on_ttl_elapsed"], enables=[fp.CLOCK]))
 def clock_tick(world):
     world.clock += 1
     for r in list(world.runs.values()):
@@ -448,7 +487,8 @@ def _purge_moves(world):
     return out
 
 
-@action("host", _purge_moves, _say_run("is purged (retention elapsed)"), footprint=fp.footprint(fp.RUN, fp.RUN))
+@action("host", _purge_moves, _say_run("is purged (retention elapsed)"), footprint=fp.footprint(
+    fp.RUN, fp.RUN, enables=lambda w, a: {fp.run(a["run"]), fp.CLOCK}))
 def purge(world, run):
     world.runs[run].purged = True
 
@@ -457,7 +497,8 @@ def _persist_moves(world):
     return [dict(run=r.id) for r in world.runs.values() if not r.durable]
 
 
-@action("host", _persist_moves, _say_run("becomes durably readable"), footprint=fp.footprint(fp.RUN, fp.RUN))
+@action("host", _persist_moves, _say_run("becomes durably readable"), footprint=fp.footprint(
+    fp.RUN, fp.RUN, enables=fp.RUN))
 def persist(world, run):
     world.runs[run].durable = True
 

@@ -60,7 +60,7 @@ def _dropped(world, a):
 
 @action("network", _disconnect_moves, _say_disconnect, footprint=fp.footprint(_dropped, _dropped, (
     "on_disconnect_after_response", "on_response_lost", "releases_ownership", "cancellation_applies",
-    "on_request_cancelled", "cancel_run", "lifecycle_fire")))
+    "on_request_cancelled", "cancel_run", "lifecycle_fire"), enables=fp.REQUEST))
 def disconnect(world, request):
     """The HTTP connection drops: an open request is cancelled; a sent response is lost."""
     q = world.requests[request]
@@ -89,7 +89,7 @@ def _deliver_moves(world):
 
 
 @action("network", _deliver_moves, lambda w, a: f"the response to {a['request']} reaches client {w.requests[a['request']].client}",
-        footprint=fp.footprint(fp.REQUEST, fp.REQUEST, ["releases_ownership"]))
+        footprint=fp.footprint(fp.REQUEST, fp.REQUEST, ["releases_ownership"], enables=fp.REQUEST))
 def deliver(world, request):
     q = world.requests[request]
     world.set_phase(q, "deliver")
@@ -103,7 +103,7 @@ def _teardown_moves(world):
 
 
 @action("host", _teardown_moves, lambda w, a: f"host ends subscriptions/listen {a['request']}",
-        footprint=fp.footprint(fp.REQUEST, fp.REQUEST, ["server_cancelled_on"]))
+        footprint=fp.footprint(fp.REQUEST, fp.REQUEST, ["server_cancelled_on"], enables=fp.REQUEST))
 def end_listen(world, request):
     """The host tears down a listen stream: the one use of a server notifications/cancelled (§G.14)."""
     q = world.requests[request]
