@@ -19,8 +19,29 @@ NEVER_ISSUED = "acme/i-neverissuedneverissued"      # a well-formed inputRespons
 RETRY_RESPONSES = (*RESPONSES, "none")
 
 
-def _budget(world, reserve: int = 0) -> bool:
-    return len(world.requests) < world.params.max_requests + reserve
+def _budget(world, reserve: int = 0, client: str | None = None) -> bool:
+    """May a client send one more request: within the shared budget (`Params.max_requests`) or, with
+    `Params.client_requests`, within `client`'s own (None: any client's)."""
+    cap = world.params.client_requests
+    if cap is None:
+        return len(world.requests) < world.params.max_requests + reserve
+    if client is None:
+        return any(sent_by(world, c) < cap + reserve for c in world.params.clients)
+    return sent_by(world, client) < cap + reserve
+
+
+def sent_by(world, client: str) -> int:
+    return sum(q.client == client for q in world.requests.values())
+
+
+def _within(world, clients, reserve: int = 0) -> list:
+    """The clients among `clients` that may still send."""
+    return [c for c in clients if _budget(world, reserve, c)]
+
+
+def _budget_key(world, reserve: int = 0):
+    """What the send moves' memo depends on as far as the budget goes: who may still send."""
+    return None if world.params.client_requests is None else tuple(_within(world, world.params.clients, reserve))
 
 
 def _transports(world, client, server):
@@ -220,10 +241,10 @@ def _ref_form(world, q) -> str:
 def _call_moves(world):
     if not _budget(world):
         return []
-    return world.memo("call_tool", frozenset(world.stdio_open), lambda: Union(
+    return world.memo("call_tool", (frozenset(world.stdio_open), _budget_key(world)), lambda: Union(
         Product([("transport", _transports(world, c, s)), ("declare", [True, False]), ("tool", TOOLS)],
                 extra=dict(client=c, server=s))
-        for c in _callers(world) for s, _ in world.params.servers))
+        for c in _within(world, _callers(world)) for s, _ in world.params.servers))
 
 
 def _callers(world):
@@ -235,12 +256,11 @@ def _callers(world):
 
 CALL_RULES = ("tasks_capability_ok", "serves_tasks", "missing_capability", "http_status", "releases_ownership",
               "join_existing_run", "mint_run_id", "durable_on_create", "owns_on_receipt")
-# The run a call creates has an id a rule mints: declared as every run (`fp.NEW_RUN`).
 def _send_enables(world, a) -> set:
     """A send stays enabled while the budget lasts (`fp.budget`), its stdio connection is open, and a
     fabricated task reference it names is not sent yet (`_task_refs`): no other move takes back a run,
     an interrupt or a reference."""
-    out = fp.budget(world)
+    out = fp.budget(world, 0, a["client"])
     if a.get("transport") == "stdio":
         out.add(fp.stdio(a["client"], a["server"]))
     if a.get("ref") in FABRICATED:
@@ -248,15 +268,23 @@ def _send_enables(world, a) -> set:
     return out
 
 
-CALL = fp.footprint(lambda w, a: fp.new_request(w) | fp.NEW_RUN | {fp.CLOCK},
-                    lambda w, a: fp.new_request(w) | fp.NEW_RUN, CALL_RULES, exact=False, enables=_send_enables)
+# The run a call creates has an id the baseline's rule mints from the serial (`fp.new_run`: both lengths,
+# so one id more than the move makes).
+def _call_footprint(world, a) -> set:
+    tenant = world.params.client_subject(a["client"]).tenant
+    return fp.new_request(world, client=a["client"]) | fp.new_run(world, tenant)
+
+
+CALL = fp.footprint(lambda w, a: _call_footprint(w, a) | {fp.CLOCK}, _call_footprint, CALL_RULES, exact=False,
+                    enables=_send_enables)
 
 
 def _sends(received=fp.received, listen: bool = False, enables=_send_enables):
     """A client's request other than tools/call: the new request and its receipt (and the reference it
     sends, `fp.sent_ref`)."""
     def keys(world, a):
-        return fp.new_request(world, listen) | received(world) | ({fp.sent_ref(a["ref"])} if "ref" in a else set())
+        return fp.new_request(world, listen, a["client"]) | received(world) | (
+            {fp.sent_ref(a["ref"])} if "ref" in a else set())
     return fp.footprint(keys, keys, enables=enables)
 
 
@@ -278,7 +306,8 @@ def _bad_call_moves(world):
     if not _budget(world) or any(q.message["params"].get("name") == "bad-args" for q in world.requests.values()
                                  if q.method == "tools/call"):
         return []
-    return [dict(client=c, server="S1", declare=d) for c in world.params.clients[:1] for d in (True, False)]
+    return [dict(client=c, server="S1", declare=d) for c in _within(world, world.params.clients[:1])
+            for d in (True, False)]
 
 
 @action("client", _bad_call_moves, footprint=_sends(lambda w: {fp.rule("http_status"), fp.rule("releases_ownership")},
@@ -296,7 +325,8 @@ def call_tool_bad_args(world, client, server, declare):
 def _retry_moves(world):
     if not _budget(world, reserve=world.params.retry_reserve):   # a retry continues a call: requests in reserve
         return []
-    return Union(Product([("client", list(world.params.clients)), ("response", RETRY_RESPONSES),
+    return Union(Product([("client", _within(world, world.params.clients, world.params.retry_reserve)),
+                          ("response", RETRY_RESPONSES),
                           ("declare", [True, False])],
                          extra=dict(answers=q.id))
                  for q in world.requests.values()
@@ -309,7 +339,7 @@ def _retry_footprint(world, a):
     it may go over, and the requestState, run and interrupts that state names."""
     prev = world.requests[a["answers"]]
     token = prev.response["result"].get("requestState")
-    out = fp.new_request(world) | {fp.request(prev.id), fp.stdio(a["client"], prev.server),
+    out = fp.new_request(world, client=a["client"]) | {fp.request(prev.id), fp.stdio(a["client"], prev.server),
                                    fp.request_state(token), fp.CLOCK}
     rs = world.request_states.get(token)
     if rs is not None:
@@ -319,7 +349,9 @@ def _retry_footprint(world, a):
 
 @action("client", _retry_moves, footprint=fp.footprint(
     _retry_footprint, _retry_footprint, ("owns_on_receipt", "request_state_verifies", "http_status",
-                                         "releases_ownership") + fp.RESOLVE_RULES), say=lambda w, a: (
+                                         "releases_ownership") + fp.RESOLVE_RULES,
+    enables=lambda w, a: fp.budget(w, w.params.retry_reserve, a["client"]) | {fp.request(a["answers"])}),
+    say=lambda w, a: (
     f"client {a['client']} retries tools/call {w.last_request()} answering {a['answers']}'s input "
     f"request with {a['response']}{' declaring tasks' if a['declare'] else ''}"))
 def mrtr_retry(world, client, answers, response, declare):
@@ -382,7 +414,7 @@ def _task_moves(world, extra=None):
     """Every (client, task reference) with every flag combination; stdio only where it is open."""
     if not _budget(world):
         return []
-    key = (_refs_key(world), frozenset(world.stdio_open), len(world.interrupts))
+    key = (_refs_key(world), frozenset(world.stdio_open), len(world.interrupts), _budget_key(world))
     if extra is None:      # tasks/get and tasks/cancel share their moves
         return world.memo("task_moves", key, lambda: _build_task_moves(world, None))
     return world.memo("task_moves:update", key, lambda: _build_task_moves(world, extra))
@@ -393,8 +425,9 @@ def _build_task_moves(world, extra):
     for s, ref in task_refs(world):
         axes_extra = [("*extra", extra(world, s, ref))] if extra else []
         target = dict(server=s, ref=ref)
-        parts.append(Product([("client", world.params.clients), ("*flags", HTTP_FLAGS), *axes_extra], target))
-        stdio = [c for c in world.params.clients if (c, s) in world.stdio_open]
+        clients = _within(world, world.params.clients)
+        parts.append(Product([("client", clients), ("*flags", HTTP_FLAGS), *axes_extra], target))
+        stdio = [c for c in clients if (c, s) in world.stdio_open]
         if stdio:
             parts.append(Product([("client", stdio), ("*flags", STDIO_FLAGS), *axes_extra], target))
     return Union(parts)
@@ -455,7 +488,7 @@ def _two_key_moves(world):
         ref = world.rules.task_id(world, r)
         out += [dict(client=c, server=r.server, ref=ref, key=m[0], also=m[1], response=resp,
                      **({"third": m[2]} if len(m) > 2 else {}))
-                for c in world.params.clients for m in dict.fromkeys(mixes) for resp in RESPONSES]
+                for c in _within(world, world.params.clients) for m in dict.fromkeys(mixes) for resp in RESPONSES]
     return out
 
 
@@ -482,7 +515,7 @@ def _unsupported_moves(world):
     if not _budget(world):
         return []
     sent = {q.method for q in world.requests.values()}
-    return [dict(client=c, server=s, method=m) for c in world.params.clients[:1]
+    return [dict(client=c, server=s, method=m) for c in _within(world, world.params.clients[:1])
             for s, serves in world.params.servers if serves for m in ("tasks/list", "tasks/result") if m not in sent]
 
 
@@ -497,7 +530,7 @@ def _listen_moves(world):
     # One probe is enough to check what a listen stream says; more only eat the request budget.
     if not _budget(world) or len(world.listens) >= 2:
         return []
-    return Product([("client", list(world.params.clients)), ("server", [s for s, _ in world.params.servers]),
+    return Product([("client", _within(world, world.params.clients)), ("server", [s for s, _ in world.params.servers]),
                     ("declare", [True, False])])
 
 
@@ -505,7 +538,7 @@ def _listen_moves(world):
 # fabricated ones not sent yet.
 @action("client", _listen_moves, footprint=_sends(
     lambda w: fp.received(w) | {fp.table("runs"), fp.rule("task_id")} | {fp.sent_ref(ref) for ref in FABRICATED},
-    listen=True, enables=lambda w, a: fp.budget(w) | {fp.table("listens")}),
+    listen=True, enables=lambda w, a: fp.budget(w, 0, a["client"]) | {fp.table("listens")}),
         say=lambda w, a: (
     f"client {a['client']} opens subscriptions/listen {w.last_request()} on {a['server']} for every task it "
     f"knows of{'' if a['declare'] else ' without declaring tasks'}"))
@@ -520,7 +553,8 @@ def _discover_moves(world):
     if not _budget(world):
         return []
     asked = {q.server for q in world.requests.values() if q.method == "server/discover"}
-    return [dict(client=c, server=s) for c in world.params.clients[:1] for s, _ in world.params.servers if s not in asked]
+    return [dict(client=c, server=s) for c in _within(world, world.params.clients[:1]) for s, _ in world.params.servers
+            if s not in asked]
 
 
 @action("client", _discover_moves, lambda w, a: f"client {a['client']} sends server/discover to {a['server']}",
@@ -545,7 +579,8 @@ def _cancel_footprint(world, a):
 CANCEL_RULES = ("cancellation_applies", "on_request_cancelled", "cancel_run", "lifecycle_fire", "releases_ownership")
 
 
-@action("client", _stdio_cancel_moves, footprint=fp.footprint(_cancel_footprint, _cancel_footprint, CANCEL_RULES),
+@action("client", _stdio_cancel_moves, footprint=fp.footprint(_cancel_footprint, _cancel_footprint, CANCEL_RULES,
+                                                              enables=fp.REQUEST),
         say=lambda w, a: (
     f"client {w.requests[a['request']].client} sends notifications/cancelled for {a['request']}"))
 def stdio_cancel(world, request):
@@ -576,7 +611,8 @@ def _close_footprint(world, a):
 
 
 @action("client", _stdio_close_moves, lambda w, a: f"client {a['client']} closes its stdio transport to {a['server']}",
-        footprint=fp.footprint(_close_footprint, _close_footprint, CANCEL_RULES))
+        footprint=fp.footprint(_close_footprint, _close_footprint, CANCEL_RULES, enables=lambda w, a: {
+            fp.stdio(a["client"], a["server"]), fp.table("stdio_open"), fp.table("requests")}))
 def stdio_close(world, client, server):
     """stdio EOF: per P-STDIO-EOF every request still open on it is cancelled (default) or nothing."""
     from .network import cancel_request
@@ -607,7 +643,7 @@ def _owner_client(world, run) -> str | None:
 
 def _door_moves(world, run, doors) -> list[dict]:
     c = _owner_client(world, run)
-    if c is None or not _budget(world, reserve=world.params.focus_reserve):
+    if c is None or not _budget(world, world.params.focus_reserve, c):
         return []
     read = dict(client=c, server=run.server, ref=world.rules.task_id(world, run), transport="http",
                 declare=True, header_ok=True)

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import identity
+
 ANY = "*"
 MARKERS = ("rule", "harness_rule")
 EVERYTHING = ("*",)
@@ -137,6 +139,15 @@ RUN_WRITE = lambda world, args: {run(args["run"]), log(args["run"])}
 # A new run or interrupt: its id is minted by an overridable rule from the serial, so the new key is
 # declared as every key of its kind (conservative: it is named before the move only by the rule).
 NEW_RUN = frozenset({SERIAL, table("runs"), every("run"), every("log")})
+
+
+def new_run(world, tenant: str) -> set:
+    """A new run of `tenant` whose id the baseline's rule mints from the next serial (either length:
+    a call's run is tasked or blocking, `Rules.mint_run_id`). A world whose rules override the rule
+    holds the move to nothing (it is dependent on every other), so naming the id exactly is sound."""
+    p, serial = world.params, world.serial + 1
+    ids = {identity.mint(tenant, serial, n) for n in (p.mint_tasked_len, p.mint_other_len)}
+    return {SERIAL, table("runs")} | {k for rid in ids for k in (run(rid), log(rid))}
 NEW_INTERRUPT = frozenset({SERIAL, table("interrupts"), every("interrupt")})
 
 # The host's receipt and processing of a request (`model.host.receive`, `_process`): a tools/call may
@@ -164,10 +175,18 @@ def received(world) -> set:
     return RECEIPT | {rule(ANY)} if world.params.atomic_answers else {rule("owns_on_receipt")}
 
 
-def new_request(world, listen: bool = False) -> set:
+def new_request(world, listen: bool = False, client: str | None = None) -> set:
     """A request a client sends: its id is the next in the table (`model.clients.new_request`); a
-    subscriptions/listen (`listen`) joins the listens too. `MINT` marks the send."""
-    return minted(world) | {MINT} if listen else minted(world) - {table("listens")} | {MINT}
+    subscriptions/listen (`listen`) joins the listens too. `MINT` marks the send; a plain client's
+    (`client`) also spends its own budget (`requests_of`)."""
+    out = (minted(world) if listen else minted(world) - {table("listens")}) | {MINT}
+    return out | {requests_of(client)} if client is not None else out
+
+
+def requests_of(client):
+    """How many requests `client` has sent: what its own budget (`Params.client_requests`) counts.
+    Written by its every send; not a part of the state of its own (it is in the request table)."""
+    return ("requests_of", client)
 
 
 # Two sends both mint the next request id and join the request table (a listen, the listens too): in
@@ -181,10 +200,15 @@ def minted(world) -> set:
     return {table("requests"), table("listens"), request(f"r{len(world.requests) + 1}")}
 
 
-def budget(world, reserve: int = 0) -> set:
-    """What enables a send as far as the request budget goes: the request table's length, only where
-    one more send spends the budget (below that, no other send can disable it)."""
-    return {table("requests")} if len(world.requests) + 1 >= world.params.max_requests + reserve else set()
+def budget(world, reserve: int = 0, client: str | None = None) -> set:
+    """What enables `client`'s send as far as the request budget goes, only where one more send spends
+    it (below that, no other send can take it back): the request table's length, or with a budget per
+    client (`Params.client_requests`) the client's own count."""
+    cap = world.params.client_requests
+    if cap is None:
+        return {table("requests")} if len(world.requests) + 1 >= world.params.max_requests + reserve else set()
+    sent = sum(q.client == client for q in world.requests.values())
+    return {requests_of(client)} if sent + 1 >= cap + reserve else set()
 
 
 def descendants(world, rid) -> set:
@@ -271,7 +295,8 @@ def conflict(a: Effect, b: Effect, world=None, renames: bool = False):
     (a listen's task ids: `sent_ref`); `verifier.engines.bfs.diamonds` checks that they commute."""
     aw, bw, ar, br = a.writes, b.writes, a.reads, b.reads
     if renames and a.mints and b.mints:
-        keys = minted(world) | {MINT}
+        # what each client has sent is a count: two sends add to it in either order
+        keys = minted(world) | {MINT} | {k for k in a.writes | b.writes if k[0] == "requests_of"}
         aw, bw, ar, br = aw - keys, bw - keys, ar - keys, br - keys
         if (k := _hits(a.writes, b.enables) or _hits(b.writes, a.enables)) is not None:
             return k

@@ -265,7 +265,7 @@ def _respond_footprint(world, a) -> set:
         refs = [q.task_ref]
     else:
         return out | ({fp.table("runs")} | {fp.run(r) for r in world.runs} if q.method == "tasks/list" else set())
-    out.add(fp.CLOCK)
+    out.add(fp.CLOCK)             # read: a cancel or a resolution logs its time
     for ref in refs:
         raw = identity.unproject(ref)
         if raw is None:
@@ -280,7 +280,7 @@ def _respond_footprint(world, a) -> set:
 
 
 @action("host", _respond_moves, _say_respond, footprint=fp.footprint(
-    _respond_footprint, _respond_footprint, RESPOND_RULES, enables=fp.REQUEST))
+    _respond_footprint, lambda w, a: _respond_footprint(w, a) - {fp.CLOCK}, RESPOND_RULES, enables=fp.REQUEST))
 def respond(world, request):
     """The host processes a received tasks/*, listen, discover or removed-method request and sends its
     whole answer (a listen: its acknowledgement, the stream then open)."""

@@ -55,12 +55,14 @@ def _disconnect_form(q) -> tuple[str, str]:
 def _dropped(world, a):
     """The request, and the run it owns with every run below it (cancelled, or its response lost)."""
     q = world.requests[a["request"]]
-    return {fp.request(q.id), fp.CLOCK} | fp.cancelling(world, q.owns)
+    return {fp.request(q.id)} | fp.cancelling(world, q.owns)
 
 
-@action("network", _disconnect_moves, _say_disconnect, footprint=fp.footprint(_dropped, _dropped, (
-    "on_disconnect_after_response", "on_response_lost", "releases_ownership", "cancellation_applies",
-    "on_request_cancelled", "cancel_run", "lifecycle_fire"), enables=fp.REQUEST))
+# The clock is read (a cancel logs its time), never written.
+@action("network", _disconnect_moves, _say_disconnect, footprint=fp.footprint(
+    lambda w, a: _dropped(w, a) | {fp.CLOCK}, _dropped, (
+        "on_disconnect_after_response", "on_response_lost", "releases_ownership", "cancellation_applies",
+        "on_request_cancelled", "cancel_run", "lifecycle_fire"), enables=fp.REQUEST))
 def disconnect(world, request):
     """The HTTP connection drops: an open request is cancelled; a sent response is lost."""
     q = world.requests[request]

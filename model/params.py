@@ -67,6 +67,10 @@ class Params:
     tick_ms: int = 1000
     # Environment bounds an exhaustive scope tightens (the defaults are the random engine's):
     retry_reserve: int = 4    # requests beyond max_requests that MRTR retries may still use
+    # Requests each plain client may send, in place of the shared max_requests (None: shared). With a
+    # budget of its own, no client's send takes back another's (`model.footprint.budget`); the
+    # reserves then count per client too.
+    client_requests: int | None = None
     # Requests beyond max_requests the focus reads may still use (model.clients: a run waiting on an
     # external event, a task near its createdAt + ttlMs, moments that come after the budget is spent).
     focus_reserve: int = 4
@@ -132,7 +136,8 @@ class Params:
         return {k: getattr(self, k) for k in ("max_requests", "max_runs", "max_effects", "max_time", "retention",
                                                "retry_reserve", "max_interrupts", "max_pauses", "max_children")} | {
             "tenants": len(self.tenants), "clients": len(self.clients), "servers": len(self.servers),
-            "subjects": len(self.subjects)}
+            "subjects": len(self.subjects)} | ({"client_requests": self.client_requests}
+                                              if self.client_requests is not None else {})
 
 
 PARAMETER_IDS = {

@@ -16,7 +16,8 @@ def _create_moves(world):
 
 # The new run's id is minted by a rule: declared as every run (`fp.NEW_RUN`).
 @action("rest", _create_moves, lambda w, a: f"{a['subject']} creates a run over REST on {a['server']}",
-        footprint=fp.footprint(fp.NEW_RUN | {fp.CLOCK}, fp.NEW_RUN, ["mint_run_id"], exact=False))
+        footprint=fp.footprint(fp.NEW_RUN | {fp.CLOCK}, fp.NEW_RUN, ["mint_run_id"], exact=False,
+                               enables=[fp.table("runs")]))
 def rest_create(world, subject, server):
     """createRun over REST: a run no MCP request started (still addressable as a task, TASK-1)."""
     create_run(world, server, subject, "rest")
@@ -33,7 +34,7 @@ def _cancel_footprint(world, a):
 
 @action("rest", _cancel_moves, lambda w, a: f"{a['subject']} calls cancelRun on {w.label(a['run'])} over REST",
         footprint=fp.footprint(_cancel_footprint, _cancel_footprint, ("can_cancel", "can_read", "cancel_run",
-                                                                        "lifecycle_fire")))
+                                                                        "lifecycle_fire"), enables=fp.RUN))
 def rest_cancel(world, subject, run):
     """cancelRun: 403 for a foreign tenant, 409 on a terminal run, else the cancel is accepted."""
     r = world.runs[run]
@@ -55,7 +56,7 @@ def _resolve_moves(world):
 
 
 @action("rest", _resolve_moves, lambda w, a: f"{a['subject']} resolves {w.label(a['interrupt'])} over REST ({a['response']})",
-        footprint=fp.footprint(fp.resolving, fp.resolving, fp.RESOLVE_RULES))
+        footprint=fp.footprint(fp.resolving, fp.resolving, fp.RESOLVE_RULES, enables=fp.resolving))
 def rest_resolve(world, subject, interrupt, response):
     """resolveInterruptByRun over REST: of two concurrent resolves exactly one succeeds (409 else)."""
     world.rules.resolve(world, world.interrupts[interrupt], subject, response, "rest")
@@ -68,10 +69,13 @@ def _pause_moves(world):
     return [dict(run=r.id) for r in world.runs.values() if r.status == "running" and not r.purged]
 
 
-OPERATOR = fp.footprint(fp.RUN_STEP, fp.RUN_WRITE, ["lifecycle_fire"])
+# A resume is enabled by its run; a pause too, and while pauses are capped by every log (the pauses so far).
+OPERATOR = fp.footprint(fp.RUN_STEP, fp.RUN_WRITE, ["lifecycle_fire"], enables=fp.RUN)
+PAUSE = fp.footprint(fp.RUN_STEP, fp.RUN_WRITE, ["lifecycle_fire"], enables=lambda w, a: {fp.run(a["run"])} | (
+    {fp.every("log")} if w.params.max_pauses is not None else set()))
 
 
-@action("rest", _pause_moves, lambda w, a: f"the operator pauses {w.label(a['run'])}", footprint=OPERATOR)
+@action("rest", _pause_moves, lambda w, a: f"the operator pauses {w.label(a['run'])}", footprint=PAUSE)
 def operator_pause(world, run):
     r = world.runs[run]
     world.set_status(r, "pause")
@@ -99,7 +103,9 @@ def _fork_moves(world):
 # The fork's id is minted by a rule: declared as every run (`fp.NEW_RUN`).
 @action("rest", _fork_moves, lambda w, a: f"{w.runs[a['run']].owner} forks {w.label(a['run'])} from its log",
         footprint=fp.footprint(lambda w, a: {fp.log(a["run"]), fp.CLOCK} | fp.NEW_RUN, fp.NEW_RUN,
-                               ("mint_run_id", "fork_log", "lifecycle_fire"), exact=False))
+                               ("mint_run_id", "fork_log", "lifecycle_fire"), exact=False,
+                               enables=lambda w, a: {fp.run(a["run"]), fp.table("runs")}
+                               | {fp.interrupt(i) for i in w.runs[a["run"]].interrupts}))
 def fork(world, run):
     """Replay or fork from the log: recorded resolutions are history, never re-issued (§E.8)."""
     src = world.runs[run]

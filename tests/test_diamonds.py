@@ -8,10 +8,13 @@ import pytest
 
 from model import footprint as fp
 from model.rules import Rules
+from model.variants import builtins
 from model.world import action_table
 from verifier.engines.bfs import diamonds
 from verifier.runtime import scopes
 from verifier.runtime.worlds import make_world_for
+
+from tests.test_footprints import home_of
 
 
 def _sends(found, moves):
@@ -42,9 +45,23 @@ def test_two_sends_commute_up_to_the_renaming_of_request_ids():
     assert w.broken == [] and w.pairs > 1_000
 
 
+def test_with_a_budget_per_client_one_client_sending_takes_no_move_of_the_other():
+    """`Params.client_requests`: after alice's client spent its one request, mallory's still sends, and
+    what enables its sends is its own count, which alice's sends do not write."""
+    sc = scopes.parse("host-pair,client_requests=1")
+    w0 = make_world_for(None, sc)()
+    w0.apply("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow"))
+    senders = {a["client"] for name, a in diamonds.enabled(w0) if action_table()[name].actor == "client"}
+    assert senders == {"C4"}
+    assert fp.budget(w0, 0, "C4") == {fp.requests_of("C4")}
+    assert fp.requests_of("C4") not in fp.new_request(w0, client="C1")
+    w = diamonds.walk("host-pair,client_requests=1", depth=2)
+    assert w.broken == [] and w.pairs > 1_000
+
+
 def test_a_budget_left_out_of_what_enables_a_send_is_caught(monkeypatch):
     """At the last slot of the request budget one send disables the other."""
-    monkeypatch.setattr(fp, "budget", lambda world, reserve=0: set())
+    monkeypatch.setattr(fp, "budget", lambda world, reserve=0, client=None: set())
     w = diamonds.walk("host-pair", depth=2)
     assert any("is no longer enabled" in why for *_, why in w.broken), w.broken[:1]
 
@@ -81,3 +98,14 @@ def test_a_move_calling_an_overridden_rule_is_dependent_on_every_other():
 def test_every_independent_pair_commutes_at_other_scopes(spec, depth):
     w = diamonds.walk(spec, depth)
     assert w.broken == [] and w.pairs > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(builtins()))
+def test_every_independent_pair_commutes_under_every_builtin_variant(name):
+    """A variant's moves that call a rule it overrides are dependent on every other; the rest commute
+    as the baseline's do."""
+    variant = builtins()[name]
+    spec, depth = home_of(variant)
+    w = diamonds.walk(spec, depth, make_world_for(variant, scopes.parse(spec)))
+    assert w.broken == [], w.broken[:1]

@@ -123,6 +123,23 @@ def test_a_false_declaration_is_caught(monkeypatch, name, declared, missing):
     assert s.fault.action == name
 
 
+def test_a_fixed_field_changed_is_caught_unless_an_overridden_rule_changed_it(monkeypatch):
+    """Reads of a field a record never changes are no reads: a move that changes one is a fault,
+    unless it called a rule the world's rules override (such a move is dependent on every other)."""
+    variant = builtins()["response-content-grants-approval"]      # its `resolve` adds an approver
+    s = verified_search(*home_of(variant), variant=variant)
+    assert s.fault is None and s.complete
+    table = action_table()
+    deliver = table["deliver"]
+
+    def deliver_and_retarget(world, request):
+        deliver.apply(world, request)
+        world.requests[request].task_ref = "elsewhere"
+    monkeypatch.setitem(table, "deliver", dataclasses.replace(deliver, apply=deliver_and_retarget))
+    s = verified_search("host-small")
+    assert s.fault is not None and "that never changes once made changed" in s.fault.error, s.fault
+
+
 def test_a_move_on_an_overridden_rule_is_held_to_nothing():
     """A move calling a rule the world's rules override is dependent on every other: not checked."""
     from model.rules import Rules

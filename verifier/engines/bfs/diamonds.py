@@ -45,8 +45,9 @@ def enabled(world) -> list[tuple[str, dict]]:
 @dataclass
 class Found:
     """What `diamonds` found in one state."""
-    moves: int = 0
+    moves: list = field(default_factory=list)          # the enabled moves, (action, args)
     independent: list = field(default_factory=list)    # (i, j) indices into the enabled moves
+    dependent: list = field(default_factory=list)      # (i, j)
     broken: list = field(default_factory=list)         # (move, move, what broke)
     dependent_by: dict = field(default_factory=dict)   # (action, action, key kind) -> pairs
     successors: list = field(default_factory=list)
@@ -56,7 +57,7 @@ def diamonds(world, renames: bool) -> Found:
     moves = enabled(world)
     changed = overridden(world)
     effects = [effect(world, n, a, changed) for n, a in moves]
-    out = Found(moves=len(moves), successors=[after for _, after in effects])
+    out = Found(moves=moves, successors=[after for _, after in effects])
     for i in range(len(moves)):
         for j in range(i + 1, len(moves)):
             key = fp.conflict(effects[i][0], effects[j][0], world, renames)
@@ -64,6 +65,7 @@ def diamonds(world, renames: bool) -> Found:
                 kind = key[0] if key[0] != "all" else f"all {key[1]}"
                 pair = (moves[i][0], moves[j][0], kind)
                 out.dependent_by[pair] = out.dependent_by.get(pair, 0) + 1
+                out.dependent.append((i, j))
                 continue
             out.independent.append((i, j))
             ends = []
@@ -80,11 +82,31 @@ def diamonds(world, renames: bool) -> Found:
     return out
 
 
+def owner(move) -> tuple:
+    """Whose move it is, for an ample set of more than one move: a client's sends are its choices (at
+    its last request they take each other back), a request's steps and a run's steps likewise."""
+    name, args = move
+    for k in ("client", "request", "run", "interrupt"):
+        if k in args:
+            return (k, args[k])
+    return ("action", name)
+
+
+def free_owner(found: Found):
+    """An owner whose enabled moves are independent of every other enabled move (not all the moves):
+    the first condition for those moves to be an ample set. None if there is none."""
+    owners = [owner(m) for m in found.moves]
+    crossing = {o for i, j in found.dependent if owners[i] != owners[j] for o in (owners[i], owners[j])}
+    free = [o for o in dict.fromkeys(owners) if o not in crossing]
+    return free[0] if free and len(set(owners)) > 1 else None
+
+
 @dataclass
 class Walk:
     states: int = 0
     with_pair: int = 0          # states where some two enabled moves are independent
     with_alone: int = 0         # states where some move is independent of every other enabled move
+    with_owner: int = 0         # states where one owner's moves are independent of every other (`free_owner`)
     pairs: int = 0              # independent pairs taken both ways round
     broken: list = field(default_factory=list)
     dependent_by: dict = field(default_factory=dict)
@@ -105,7 +127,8 @@ def walk(spec: str, depth: int | None = None, make_world=None) -> Walk:
             out.pairs += len(found.independent)
             out.with_pair += bool(found.independent)
             partners = {k for pair in found.independent for k in pair}
-            out.with_alone += any(sum(k in p for p in found.independent) == found.moves - 1 for k in partners)
+            out.with_alone += any(sum(k in p for p in found.independent) == len(found.moves) - 1 for k in partners)
+            out.with_owner += free_owner(found) is not None
             out.broken += [(w, *b) for b in found.broken]
             for k, n in found.dependent_by.items():
                 out.dependent_by[k] = out.dependent_by.get(k, 0) + n

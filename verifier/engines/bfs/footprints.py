@@ -303,14 +303,15 @@ def _plain(v):
     return tuple(v) if type(v) is list else v
 
 
-def _written(before: dict, after: dict) -> set:
+def _written(before: dict, after: dict, broken: list) -> set:
+    """The keys whose parts differ; a fixed field that changed or a record removed is noted in `broken`."""
     out = set()
     for k in before.keys() | after.keys():
         if before.get(k, _MISSING) != after.get(k, _MISSING):
             if k[0] == "fixed" or (k[0] in TABLES.values() and k not in after):
                 if k in before:
-                    raise FootprintError(f"a field of {k[1]} {k[2]!r} that never changes once made changed"
-                                         if k[0] == "fixed" else f"{k[0]} {k[1]!r} was removed from its table")
+                    broken.append(f"a field of {k[1]} {k[2]!r} that never changes once made changed"
+                                  if k[0] == "fixed" else f"{k[0]} {k[1]!r} was removed from its table")
                 continue
             out.add(k)
     return out
@@ -328,6 +329,7 @@ class Observed:
     epilogue_writes: set
     epilogue_declared: tuple        # (reads, writes) of `fp.EPILOGUE` in the state the epilogue ran in
     world: object                   # the state after the move
+    broken: list                    # what changed that never may (`_written`)
 
 
 def observe(world, name: str, args: dict) -> Observed:
@@ -346,7 +348,9 @@ def observe(world, name: str, args: dict) -> Observed:
         with _reading() as epilogue_reads:
             c.rules.after_step(c)
     after = parts(c)
-    return Observed(reads, _written(before, mid), epilogue_reads, _written(mid, after), declared, c)
+    broken: list = []
+    return Observed(reads, _written(before, mid, broken), epilogue_reads, _written(mid, after, broken), declared, c,
+                    broken)
 
 
 def check_move(world, name: str, args: dict) -> Observed:
@@ -358,6 +362,10 @@ def check_move(world, name: str, args: dict) -> Observed:
     reads, writes = decl.of(world, args)
     got = observe(world, name, args)
     changed = overridden(world)
+    # A fixed field is no read of anyone's: only a move on an overridden rule (dependent on every
+    # other) may change one.
+    if got.broken and not (got.reads | got.epilogue_reads) & changed:
+        raise FootprintError(f"{name}({args}): {got.broken[0]}")
     # A move that calls an overridden rule is dependent on every other: nothing to hold it to.
     if not any(fp.covers(reads, m) for m in changed):
         _hold(f"{name}({args})", reads, writes, got.reads, got.writes)
@@ -388,7 +396,8 @@ def _hold(what, reads, writes, actual_reads, actual_writes) -> None:
 def verifying(make_world, per_move=check_move):
     """Worlds whose every `apply` first calls `per_move(world, action, args)` (by default: checks the
     move against its action's footprint) and then compares the observed successor with the real one
-    (the recording changed nothing; unless the move called a rule the world's rules override). Clones keep the class, so every transition of a search is checked."""
+    (the recording changed nothing; unless the move called a rule the world's rules override). Clones
+    keep the class, so every transition of a search is checked."""
     def make():
         w = make_world()
         w.__class__ = _verifying_class(type(w), per_move)
