@@ -26,8 +26,12 @@ def _budget(world, reserve: int = 0, client: str | None = None) -> bool:
     if cap is None:
         return len(world.requests) < world.params.max_requests + reserve
     if client is None:
-        return any(world.requests_sent_by(c) < cap + reserve for c in world.params.clients)
-    return world.requests_sent_by(client) < cap + reserve
+        return any(sent_by(world, c) < cap + reserve for c in world.params.clients)
+    return sent_by(world, client) < cap + reserve
+
+
+def sent_by(world, client: str) -> int:
+    return sum(q.client == client for q in world.requests.values())
 
 
 def _within(world, clients, reserve: int = 0) -> list:
@@ -35,9 +39,9 @@ def _within(world, clients, reserve: int = 0) -> list:
     return [c for c in clients if _budget(world, reserve, c)]
 
 
-def _budget_key(world):
+def _budget_key(world, reserve: int = 0):
     """What the send moves' memo depends on as far as the budget goes: who may still send."""
-    return None if world.params.client_requests is None else tuple(_within(world, world.params.clients))
+    return None if world.params.client_requests is None else tuple(_within(world, world.params.clients, reserve))
 
 
 def _transports(world, client, server):

@@ -139,7 +139,6 @@ RUN_WRITE = lambda world, args: {run(args["run"]), log(args["run"])}
 # A new run or interrupt: its id is minted by an overridable rule from the serial, so the new key is
 # declared as every key of its kind (conservative: it is named before the move only by the rule).
 NEW_RUN = frozenset({SERIAL, table("runs"), every("run"), every("log")})
-NEW_INTERRUPT = frozenset({SERIAL, table("interrupts"), every("interrupt")})
 
 
 def new_run(world, tenant: str) -> set:
@@ -149,6 +148,7 @@ def new_run(world, tenant: str) -> set:
     p, serial = world.params, world.serial + 1
     ids = {identity.mint(tenant, serial, n) for n in (p.mint_tasked_len, p.mint_other_len)}
     return {SERIAL, table("runs")} | {k for rid in ids for k in (run(rid), log(rid))}
+NEW_INTERRUPT = frozenset({SERIAL, table("interrupts"), every("interrupt")})
 
 # The host's receipt and processing of a request (`model.host.receive`, `_process`): a tools/call may
 # create a run; a retry spends a requestState and resolves an interrupt; tasks/* reach a run by a
@@ -207,7 +207,8 @@ def budget(world, reserve: int = 0, client: str | None = None) -> set:
     cap = world.params.client_requests
     if cap is None:
         return {table("requests")} if len(world.requests) + 1 >= world.params.max_requests + reserve else set()
-    return {requests_of(client)} if world.requests_sent_by(client) + 1 >= cap + reserve else set()
+    sent = sum(q.client == client for q in world.requests.values())
+    return {requests_of(client)} if sent + 1 >= cap + reserve else set()
 
 
 def descendants(world, rid) -> set:

@@ -273,9 +273,9 @@ def _respond_footprint(world, a) -> set:
         out.add(fp.run(raw))
         for r in fp.descendants(world, raw):
             out |= {fp.run(r), fp.log(r)} | {fp.interrupt(i) for i in world.runs[r].interrupts}
-    if q.method == "tasks/update":        # a key names an interrupt raw or projected (P-KEYFORM)
+    if q.method == "tasks/update":
         for key in q.message["params"]["inputResponses"]:
-            out |= {fp.interrupt(k) for k in (key, identity.unproject(key)) if k}
+            out |= {fp.interrupt(key)} | ({fp.interrupt(identity.unproject(key))} if identity.unproject(key) else set())
     return out
 
 

@@ -108,10 +108,6 @@ class World:
     def owner_of(self, run_id: str) -> list[Request]:
         return [q for q in self.requests.values() if q.owns == run_id]
 
-    def requests_sent_by(self, client: str) -> int:
-        """What a client's own budget counts (`Params.client_requests`)."""
-        return sum(q.client == client for q in self.requests.values())
-
     def label(self, some_id: str) -> str:
         """The short story name of a run, interrupt or task reference (the id itself otherwise)."""
         got = self._labels.get(some_id)
