@@ -26,12 +26,8 @@ def _budget(world, reserve: int = 0, client: str | None = None) -> bool:
     if cap is None:
         return len(world.requests) < world.params.max_requests + reserve
     if client is None:
-        return any(sent_by(world, c) < cap + reserve for c in world.params.clients)
-    return sent_by(world, client) < cap + reserve
-
-
-def sent_by(world, client: str) -> int:
-    return sum(q.client == client for q in world.requests.values())
+        return any(fp.requests_sent(world, c) < cap + reserve for c in world.params.clients)
+    return fp.requests_sent(world, client) < cap + reserve
 
 
 def _within(world, clients, reserve: int = 0) -> list:
@@ -698,7 +694,8 @@ def _external_interrupt_moves(world):
 
 @action("host", _external_interrupt_moves, lambda w, a: load_all()["run_interrupt"].say(w, a), weight=2,
         footprint=fp.footprint(lambda w, a: load_all()["run_interrupt"].footprint.of(w, a)[0],
-                               lambda w, a: load_all()["run_interrupt"].footprint.of(w, a)[1], exact=False))
+                               lambda w, a: load_all()["run_interrupt"].footprint.of(w, a)[1], exact=False,
+                               enables=lambda w, a: load_all()["run_interrupt"].footprint.enabling(w, a)))
 def await_external(world, run, kind, form):
     """A run suspends on an external event: `run_interrupt`'s rarest kind, taken as often as another kind
     (so that a run waiting on an external event is there to be read)."""

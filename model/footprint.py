@@ -136,19 +136,21 @@ RUN = lambda world, args: {run(args["run"])}
 RUN_STEP = lambda world, args: {run(args["run"]), log(args["run"]), CLOCK}
 RUN_WRITE = lambda world, args: {run(args["run"]), log(args["run"])}
 
-# A new run or interrupt: its id is minted by an overridable rule from the serial, so the new key is
-# declared as every key of its kind (conservative: it is named before the move only by the rule).
-NEW_RUN = frozenset({SERIAL, table("runs"), every("run"), every("log")})
-
-
+# A new run or interrupt: its id is minted by an overridable rule from the next serial. A world whose
+# rules override the rule holds the move to nothing (it is dependent on every other), so naming the id
+# the baseline's rule mints is sound.
 def new_run(world, tenant: str) -> set:
-    """A new run of `tenant` whose id the baseline's rule mints from the next serial (either length:
-    a call's run is tasked or blocking, `Rules.mint_run_id`). A world whose rules override the rule
-    holds the move to nothing (it is dependent on every other), so naming the id exactly is sound."""
+    """A new run of `tenant` (either length: a call's run is tasked or blocking, `Rules.mint_run_id`;
+    so a declaration naming it is not exact)."""
     p, serial = world.params, world.serial + 1
     ids = {identity.mint(tenant, serial, n) for n in (p.mint_tasked_len, p.mint_other_len)}
     return {SERIAL, table("runs")} | {k for rid in ids for k in (run(rid), log(rid))}
-NEW_INTERRUPT = frozenset({SERIAL, table("interrupts"), every("interrupt")})
+
+
+def new_interrupt(world, tenant: str) -> set:
+    """A new interrupt of a run of `tenant` (`Rules.mint_interrupt_id`)."""
+    return {SERIAL, table("interrupts"), interrupt(identity.mint(tenant, world.serial + 1, 24, prefix="i-"))}
+
 
 # The host's receipt and processing of a request (`model.host.receive`, `_process`): a tools/call may
 # create a run; a retry spends a requestState and resolves an interrupt; tasks/* reach a run by a
@@ -167,6 +169,11 @@ def resolving(world, args) -> set:
     every interrupt of the run is read) and the run's log."""
     i = world.interrupts[args["interrupt"]]
     return {interrupt(i.id), run(i.run), log(i.run), CLOCK} | {interrupt(x) for x in world.runs[i.run].interrupts}
+
+
+def resolved(world, args) -> set:
+    """What resolving an interrupt writes: what it reads but the clock (an event only carries the time)."""
+    return resolving(world, args) - {CLOCK}
 
 
 def received(world) -> set:
@@ -207,8 +214,19 @@ def budget(world, reserve: int = 0, client: str | None = None) -> set:
     cap = world.params.client_requests
     if cap is None:
         return {table("requests")} if len(world.requests) + 1 >= world.params.max_requests + reserve else set()
-    sent = sum(q.client == client for q in world.requests.values())
-    return {requests_of(client)} if sent + 1 >= cap + reserve else set()
+    return {requests_of(client)} if requests_sent(world, client) + 1 >= cap + reserve else set()
+
+
+def requests_sent(world, client: str) -> int:
+    """How many requests `client` has sent (what `requests_of` names; `Params.client_requests` caps it)."""
+    return sum(q.client == client for q in world.requests.values())
+
+
+def missing(world, key) -> bool:
+    """Does `key` name a run (its record or log) or an interrupt that does not exist?"""
+    if key[0] in ("run", "log") and key[1] != ANY:
+        return key[1] not in world.runs
+    return key[0] == "interrupt" and key[1] != ANY and key[1] not in world.interrupts
 
 
 def descendants(world, rid) -> set:

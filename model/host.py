@@ -252,7 +252,7 @@ RESPOND_RULES = ("discover_result", "serves_tasks", "method_supported", "removed
                  "listen_ack", "http_status", "releases_ownership")
 
 
-def _respond_footprint(world, a) -> set:
+def respond_reach(world, a) -> set:
     """What processing a request reads and writes: the request, and the runs its task references name
     (a listen's every reference): a run, what a cancel of it reaches (`fp.cancelling`) and their
     interrupts; an update's keys name interrupts. Decoded as the baseline's rules decode them: a
@@ -275,12 +275,19 @@ def _respond_footprint(world, a) -> set:
             out |= {fp.run(r), fp.log(r)} | {fp.interrupt(i) for i in world.runs[r].interrupts}
     if q.method == "tasks/update":
         for key in q.message["params"]["inputResponses"]:
-            out |= {fp.interrupt(key)} | ({fp.interrupt(identity.unproject(key))} if identity.unproject(key) else set())
+            raw = identity.unproject(key)
+            out |= {fp.interrupt(key)} | ({fp.interrupt(raw)} if raw else set())
     return out
 
 
+def _respond_writes(world, a) -> set:
+    """What processing a request may write: what it reads but the clock and a run or interrupt its
+    references name that does not exist (a lookup that misses writes nothing)."""
+    return {k for k in respond_reach(world, a) if k != fp.CLOCK and not fp.missing(world, k)}
+
+
 @action("host", _respond_moves, _say_respond, footprint=fp.footprint(
-    _respond_footprint, lambda w, a: _respond_footprint(w, a) - {fp.CLOCK}, RESPOND_RULES, enables=fp.REQUEST))
+    respond_reach, _respond_writes, RESPOND_RULES, enables=fp.REQUEST))
 def respond(world, request):
     """The host processes a received tasks/*, listen, discover or removed-method request and sends its
     whole answer (a listen: its acknowledgement, the stream then open)."""
@@ -377,9 +384,9 @@ def _interrupt_moves(world):
                for f in _forms(WAITS_ON[r.status])])
 
 
-# The new interrupt's id is minted by a rule: declared as every interrupt (`fp.NEW_INTERRUPT`).
-SUSPEND = fp.footprint(fp.RUN_STEP, lambda w, a: fp.RUN_WRITE(w, a) | fp.NEW_INTERRUPT,
-                       ["lifecycle_fire", "mint_interrupt_id"], exact=False,
+# The new interrupt's id is the one the baseline's rule mints (`fp.new_interrupt`).
+SUSPEND = fp.footprint(fp.RUN_STEP, lambda w, a: fp.RUN_WRITE(w, a) | fp.new_interrupt(w, w.runs[a["run"]].tenant),
+                       ["lifecycle_fire", "mint_interrupt_id"],
                        enables=lambda w, a: {fp.run(a["run"]), fp.table("interrupts")})
 
 
@@ -433,9 +440,9 @@ def _spawn_moves(world):
     return [dict(run=r.id) for r in _runs_in(world, "running")]
 
 
-# The child's id is minted by a rule: declared as every run (`fp.NEW_RUN`).
+# The child's id is the one the baseline's rule mints (`fp.new_run`: either length, so not exact).
 @action("host", _spawn_moves, _say_run("starts a child run"), footprint=fp.footprint(
-    fp.RUN_STEP, lambda w, a: fp.RUN_WRITE(w, a) | fp.NEW_RUN, ["mint_run_id"], exact=False,
+    fp.RUN_STEP, lambda w, a: fp.RUN_WRITE(w, a) | fp.new_run(w, w.runs[a["run"]].tenant), ["mint_run_id"], exact=False,
     enables=lambda w, a: {fp.run(a["run"]), fp.table("runs")}))
 def run_spawn(world, run):
     parent = world.runs[run]
@@ -456,7 +463,7 @@ def _external_moves(world):
 
 
 @action("host", _external_moves, lambda w, a: f"the external event of {w.label(a['interrupt'])} arrives",
-        footprint=fp.footprint(fp.resolving, fp.resolving, fp.RESOLVE_RULES, enables=fp.resolving))
+        footprint=fp.footprint(fp.resolving, fp.resolved, fp.RESOLVE_RULES, enables=fp.resolving))
 def external_event(world, interrupt):
     i = world.interrupts[interrupt]
     world.rules.resolve(world, i, "external", "external", "external")

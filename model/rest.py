@@ -14,10 +14,14 @@ def _create_moves(world):
     return [dict(subject=s.name, server=srv) for s in world.params.subjects[:1] for srv, _ in world.params.servers[:1]]
 
 
-# The new run's id is minted by a rule: declared as every run (`fp.NEW_RUN`).
+def _create_footprint(world, a) -> set:
+    """The run the baseline's rule mints for the subject's tenant (`fp.new_run`: either length, so not exact)."""
+    return fp.new_run(world, world.params.subject(a["subject"]).tenant)
+
+
 @action("rest", _create_moves, lambda w, a: f"{a['subject']} creates a run over REST on {a['server']}",
-        footprint=fp.footprint(fp.NEW_RUN | {fp.CLOCK}, fp.NEW_RUN, ["mint_run_id"], exact=False,
-                               enables=[fp.table("runs")]))
+        footprint=fp.footprint(lambda w, a: _create_footprint(w, a) | {fp.CLOCK}, _create_footprint, ["mint_run_id"],
+                               exact=False, enables=[fp.table("runs")]))
 def rest_create(world, subject, server):
     """createRun over REST: a run no MCP request started (still addressable as a task, TASK-1)."""
     create_run(world, server, subject, "rest")
@@ -56,7 +60,7 @@ def _resolve_moves(world):
 
 
 @action("rest", _resolve_moves, lambda w, a: f"{a['subject']} resolves {w.label(a['interrupt'])} over REST ({a['response']})",
-        footprint=fp.footprint(fp.resolving, fp.resolving, fp.RESOLVE_RULES, enables=fp.resolving))
+        footprint=fp.footprint(fp.resolving, fp.resolved, fp.RESOLVE_RULES, enables=fp.resolving))
 def rest_resolve(world, subject, interrupt, response):
     """resolveInterruptByRun over REST: of two concurrent resolves exactly one succeeds (409 else)."""
     world.rules.resolve(world, world.interrupts[interrupt], subject, response, "rest")
@@ -100,9 +104,13 @@ def _fork_moves(world):
             and any(not world.interrupts[i].open for i in r.interrupts)]
 
 
-# The fork's id is minted by a rule: declared as every run (`fp.NEW_RUN`).
+def _fork_footprint(world, a) -> set:
+    """The fork's run, the one the baseline's rule mints for the source's tenant (`fp.new_run`)."""
+    return fp.new_run(world, world.runs[a["run"]].tenant)
+
+
 @action("rest", _fork_moves, lambda w, a: f"{w.runs[a['run']].owner} forks {w.label(a['run'])} from its log",
-        footprint=fp.footprint(lambda w, a: {fp.log(a["run"]), fp.CLOCK} | fp.NEW_RUN, fp.NEW_RUN,
+        footprint=fp.footprint(lambda w, a: {fp.log(a["run"]), fp.CLOCK} | _fork_footprint(w, a), _fork_footprint,
                                ("mint_run_id", "fork_log", "lifecycle_fire"), exact=False,
                                enables=lambda w, a: {fp.run(a["run"]), fp.table("runs")}
                                | {fp.interrupt(i) for i in w.runs[a["run"]].interrupts}))
