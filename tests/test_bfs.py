@@ -497,7 +497,7 @@ def test_one_after_another_each_search_may_use_all_the_cap_left(monkeypatch):
     r = run.run_bfs(None, budget=100)
     assert len(given) == len(bfs.plan(None, list(load_catalogue().values()))) > 2
     assert given[0] > 99 and all(a - b >= 0.2 and b > 90 for a, b in zip(given, given[1:]))
-    assert r.work == {"max_states": None, "max_depth": None, "symmetry": True}
+    assert r.work == {"max_states": None, "max_depth": None, "symmetry": True, "por": True}
 
 
 def test_the_search_renames_request_ids_exactly_where_two_requests_can_be_independent(monkeypatch):

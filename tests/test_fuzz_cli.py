@@ -648,7 +648,7 @@ FLAGS = {"--budget": NUMBERS, "--steps": NUMBERS, "--depth": NUMBERS, "--seed": 
          "--step-timeout": NUMBERS, "--jobs": NUMBERS, "--engine": ["hypothesis", "bfs", "z4", ""],
          "--variant": ["no-such", "", "detach-on-disconnect", "x.py", "x.py:Y", ":"], "--scope": ["tiny", ""],
          "--map": ["MAP", "IN/nope.json", "IN"], "--only": None, "--manifest": ["IN/nope.json", "IN"],
-         "--expect": None, "--json": None, "--no-symmetry": None, "--record": None, "--bogus": None, "-": None}
+         "--expect": None, "--json": None, "--no-symmetry": None, "--no-por": None, "--record": None, "--bogus": None, "-": None}
 flag_lists = st.lists(st.sampled_from(sorted(FLAGS)).flatmap(
     lambda f: st.just([f]) if FLAGS[f] is None else st.sampled_from(FLAGS[f]).map(lambda v: [f, v])),
     max_size=4).map(lambda xs: [x for pair in xs for x in pair])

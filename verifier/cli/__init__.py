@@ -77,6 +77,10 @@ def build_parser() -> Parser:
                          "default: host-small for the host's properties, composed-small for the harness's")
     ck.add_argument("--no-symmetry", action="store_true",
                     help="bfs: do not merge states that differ only in the order independent requests were sent")
+    ck.add_argument("--no-por", action="store_true",
+                    help="bfs: no partial-order reduction (by default a search whose properties all declare what "
+                         "they read, with no liveness property and no depth bound, queues only an ample set's "
+                         "successors where one exists; the verdicts are the same)")
     ck.add_argument("--jobs", type=int, default=2, help="bfs: worker processes, one per scope (default 2)")
     ck.add_argument("--incremental", action=argparse.BooleanOptionalAction, default=True,
                     help="bfs: search an amendment from the baseline's state graph, stored once per model version "

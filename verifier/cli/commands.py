@@ -390,7 +390,8 @@ def _run_engine(engine: str, variant, args, strict: bool):
                     return got
             return engines.run("bfs", variant, scope=args.scope, symmetry=not args.no_symmetry, jobs=args.jobs,
                                budget=args.cap_left, max_states=args.max_states, progress=progress,
-                               max_depth=args.depth, shadow=True, incremental=args.incremental)
+                               max_depth=args.depth, shadow=True, incremental=args.incremental,
+                               por=not getattr(args, "no_por", False))
         except ScopeError as e:
             raise UsageError(f"taskmodel: --scope: {e}") from None
     return _z3_result(variant, args)

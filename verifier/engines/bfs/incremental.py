@@ -780,14 +780,15 @@ def _decoded(st: Stored, g: int, template, depth: int):
 
 
 def judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow=False, folder=None,
-           no_build: str | None = None):
+           no_build: str | None = None, por: bool = False):
     """`search._judged`, incrementally from the baseline's stored graph where the amendment allows
     it (`scratch_reason`); the Search says which (`Search.how`). A missing graph is built as part of
     the search's work when the search is bounded by the scope alone, unless `no_build` says why this
     caller does not build one."""
     reason = scratch_reason(variant, scope, rename)
     if reason is not None:
-        s, verdicts, counts = _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow)
+        s, verdicts, counts = _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow,
+                                      por)
         s.how = f"from scratch: {reason}"
         return s, verdicts, counts
     until = time.monotonic() + seconds
@@ -797,7 +798,7 @@ def judged(variant, scope, props, rename, seconds, max_states, max_depth, progre
             else no_build))
     except NotBuilt as e:
         s, verdicts, counts = _judged(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states,
-                                      max_depth, progress, shadow)
+                                      max_depth, progress, shadow, por)
         s.how = f"from scratch: {e}"
         return s, verdicts, counts
     over = overridden(variant)

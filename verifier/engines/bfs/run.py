@@ -16,33 +16,35 @@ from verifier.runtime.budgets import DEFAULT_CAP, GRAPH_BUILD_MIN_CAP
 
 
 def _search_job(variant, scope, names, rename, until, max_states, max_depth, shadow, incremental=False,
-                budget=DEFAULT_CAP):
+                budget=DEFAULT_CAP, por=True):
     """One search in a worker process (properties are named, not pickled), until the monotonic
     time `until` (the whole check's deadline: a search that starts late has what is left)."""
     catalogue = load_catalogue()
     props = [catalogue[n] for n in names]
-    return _judge(incremental, variant, budget)(variant, scope, props, rename, max(0.0, until - time.monotonic()), max_states,
-                                        max_depth, None, shadow)
+    return _judge(incremental, variant, budget, por)(variant, scope, props, rename, max(0.0, until - time.monotonic()),
+                                                     max_states, max_depth, None, shadow)
 
 
-def _judge(incremental: bool, variant, budget: float):
+def _judge(incremental: bool, variant, budget: float, por: bool = True):
     """A search incremental from the baseline's stored graph when asked (`incremental.judged`, which
     falls back to a search from scratch where it must, and says so). A check capped under
     `GRAPH_BUILD_MIN_CAP` does not spend its cap building a missing graph. The baseline's own check
     builds its graphs as it searches (the build is the search, recording what it asked), so that the
-    amendments and the gate after it find them."""
+    amendments and the gate after it find them. `por`: a search from scratch is reduced where it may
+    be (`ample`); one from the stored graph takes the whole graph's transitions."""
     if not incremental:
-        return _judged
-    return functools.partial(incremental_search.judged, no_build=None if budget >= GRAPH_BUILD_MIN_CAP else (
+        return functools.partial(_judged, por=por)
+    return functools.partial(incremental_search.judged, por=por, no_build=None if budget >= GRAPH_BUILD_MIN_CAP else (
         f"a check capped under {GRAPH_BUILD_MIN_CAP:g} s does not build one (a longer check builds it; the gate, "
         f"those of host-small and composed-small)"))
 
 
 def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progress=None, props=None,
-            max_states=None, max_depth=None, shadow=False, incremental=False):
+            max_states=None, max_depth=None, shadow=False, incremental=False, por=True):
     """Exhaustive search of a variant (an Amendment subclass or None) at a scope; a CheckResult
     with `states` (generated, distinct, depth, complete, per scope) and `faults`. With `incremental`,
-    an amendment is searched from the baseline's stored graph (`incremental`), one scope at a time."""
+    an amendment is searched from the baseline's stored graph (`incremental`), one scope at a time.
+    `por`: searches reduced by the partial-order reduction where they may be (`ample`; `--no-por`)."""
     started = time.monotonic()
     catalogue = list(props) if props is not None else list(load_catalogue().values())
     jobs_plan = plan(scope, catalogue)
@@ -51,6 +53,8 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
         sc, ps = jobs_plan[0]
         with LocalPool(jobs) as pool:
             results.append(judge(variant, sc, ps, pool, symmetry, budget, max_states, max_depth, progress, shadow))
+            if por:
+                results[-1][0].por = "off: a search split across workers (--jobs) is not reduced"
     elif jobs > 1 and len(jobs_plan) > 1 and _picklable(variant):
         from concurrent.futures import ProcessPoolExecutor
         until = started + budget
@@ -61,18 +65,19 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
             order = sorted(range(len(jobs_plan)), key=lambda i: first.index(jobs_plan[i][0].name)
                            if jobs_plan[i][0].name in first else len(first))
             futs = {i: pool.submit(_search_job, variant, jobs_plan[i][0], [p.name for p in jobs_plan[i][1]],
-                                   symmetry, until, max_states, max_depth, shadow, incremental, budget) for i in order}
+                                   symmetry, until, max_states, max_depth, shadow, incremental, budget, por)
+                    for i in order}
             results = [futs[i].result() for i in range(len(jobs_plan))]
     else:
         for sc, ps in jobs_plan:
             # Each search does all its work; the cap is one deadline over them all, not shares of it.
             left = max(0.0, started + budget - time.monotonic())
-            results.append(_judge(incremental, variant, budget)(variant, sc, ps, symmetry, left, max_states, max_depth, progress,
-                                                        shadow))
+            results.append(_judge(incremental, variant, budget, por)(variant, sc, ps, symmetry, left, max_states, max_depth,
+                                                             progress, shadow))
     idle = coverage.idle_overrides(results) if scope is None and variant is not None and shadow else []
     if idle:
-        extra = coverage.searched(_judge(incremental, variant, budget), variant, coverage.coverage_jobs(jobs_plan, idle),
+        extra = coverage.searched(_judge(incremental, variant, budget, por), variant, coverage.coverage_jobs(jobs_plan, idle),
                                   symmetry, started, budget, max_states, max_depth, progress)
         results = coverage.merged(results, extra)
     return result_of(variant, results, catalogue, budget, started,
-                     work={"max_states": max_states, "max_depth": max_depth, "symmetry": symmetry})
+                     work={"max_states": max_states, "max_depth": max_depth, "symmetry": symmetry, "por": por})

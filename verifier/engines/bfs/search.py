@@ -27,7 +27,7 @@ from verifier.runtime import faults, interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.results import CheckResult, PropertyVerdict
 from verifier.runtime.replay import run_trace
-from verifier.engines.bfs import fair
+from verifier.engines.bfs import ample, fair
 from verifier.runtime import scopes
 from verifier.runtime.worlds import make_world_for
 
@@ -68,6 +68,8 @@ class Search:
     moves: list = field(default_factory=list)
     how: str = ""            # how it was searched, when not from scratch by `search` (`incremental`)
     work: object = None      # an incremental search's `incremental.Work`
+    por: str = ""            # the partial-order reduction: "on", or why not (`ample.ineligible`)
+    reduced: int = 0         # states expanded by an ample set (their other successors not queued)
 
     def stats(self) -> dict:
         return {"generated": self.generated, "distinct": self.distinct, "depth": self.depth,
@@ -75,6 +77,7 @@ class Search:
                 "states_per_second": round(self.distinct / self.elapsed) if self.elapsed else 0,
                 **({"capped": self.capped} if self.capped else {}),
                 **({"searched": self.how} if self.how else {}),
+                **({"por": self.por, "reduced_states": self.reduced} if self.por else {}),
                 **({"stopped": "every property answered"} if self.settled else {})}
 
     def path(self, sid: int) -> list[tuple]:
@@ -87,10 +90,13 @@ class Search:
 
 def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline: float | None = None,
            max_states: int | None = None, progress=None, want_graph: bool = True, max_depth: int | None = None,
-           every: float = 2.0, guards: str = "on") -> Search:
+           every: float = 2.0, guards: str = "on", por: str = "off") -> Search:
     """Breadth-first search from `make_world()`; checks `props` on every transition. With
     `max_depth`, only behaviours of at most that many steps (`Search.bounded`). `guards`: see
-    `Checker` ("off" and "verify" give the same search, slower)."""
+    `Checker` ("off" and "verify" give the same search, slower). `por`: "on" queues only an ample
+    set's successors where `ample.reduced` finds one (a search `ample.ineligible` names a reason for is
+    not reduced), "verify" searches the whole graph and holds the reduction's claims at every
+    transition (`ample.verify_edge`), "off" neither."""
     started = time.monotonic()
     table = action_table()
     names = list(table)
@@ -108,12 +114,19 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
     s.moves.append(None)
     graph = fair.Graph() if (live and want_graph) else None
     frontier = [(0, w0)]
+    reduce = None
+    if por != "off":
+        why = ample.ineligible(safety, live, max_depth)
+        s.por = "on" if why is None else f"off: {why}"
+        if why is None:
+            reduce = ample.Reducer(safety, w0, verify=por == "verify")
     last_report = started
     here = ["the enabled moves", None]
     try:
         with quiet_gc():
             while frontier:
                 nxt = []
+                deeper = len(s.moves)        # the states from here on are the next level's
                 for sid, w in frontier:
                     interrupt.check()
                     out_edges = [] if graph is not None else None
@@ -122,7 +135,10 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
                             enabled = enabled_moves(w, table, names, here)
                             if graph is not None:
                                 graph.add_state(sid, fair.state_info(w, live, enabled))
-                            for name, args, c, f in successors(w, enabled, monitors, checker, rename, here, sid, s):
+                            steps = successors(w, enabled, monitors, checker, rename, here, sid, s)
+                            if reduce is not None:
+                                steps = reduce(w, list(steps), seen, deeper, s, here)
+                            for name, args, c, f in steps:
                                 cid = seen.get(f)
                                 if cid is None:
                                     cid = seen[f] = len(s.moves)
@@ -409,9 +425,10 @@ def plan(scope_spec, catalogue):
     return [(scopes.parse(spec), props) for spec, props in groups.items() if props]
 
 
-def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow=False):
+def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow=False, por=False):
     """(the search, its verdicts, the overrides' counts) of one scope. With `shadow`, each rule
-    the variant overrides is counted and compared with the baseline's (`verifier.runtime.shadow`)."""
+    the variant overrides is counted and compared with the baseline's (`verifier.runtime.shadow`).
+    With `por`, reduced where it may be (`ample`)."""
     recorder = None
     if shadow and variant is not None:
         from verifier.runtime.shadow import instrument
@@ -419,7 +436,7 @@ def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progr
     make = make_world_for(variant, scope)
     bound = min(d for d in (max_depth, scope.depth) if d is not None) if (max_depth or scope.depth) else None
     s = search(make, props, scope, rename=rename, deadline=time.monotonic() + seconds, max_states=max_states,
-               progress=progress, max_depth=bound)
+               progress=progress, max_depth=bound, por="on" if por else "off")
     if s.fault is not None:      # told again by a replay: the steps before it in protocol words
         from verifier.runtime.worlds import guarded_factory
         from verifier.runtime.replay import fault_of_moves

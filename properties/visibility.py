@@ -1,0 +1,55 @@
+"""What a property reads of the state beyond the step it judges: its visibility to a partial-order
+reduction (`verifier.engines.bfs.ample`).
+
+A property's check and premise run on a transition (the state after it, and its step record). Where
+they read only the parts of the state that transition's own move read or wrote (its footprint,
+`model.footprint`, with the epilogue's) and the property's own memory (`world.facts`), a move
+independent of that transition, taken before it, changes nothing the check sees there: the
+reduction may reorder such moves around it. `BEYOND` names, per property, the parts it may read
+besides: key kinds ("clock", "run", "log", "request", ...) or whole keys (("all", "runs"): a table's
+membership). A move writing one of them is visible to the property. A property not named here reads
+anything: every move that writes anything is visible to it, and a search checking it is not reduced.
+
+The declarations are claims, held at every transition by `verify` (tests/test_por.py): the check's
+actual reads, recorded as the footprints' verify mode records a move's, must lie within the
+transition's footprint and the property's declaration.
+"""
+from __future__ import annotations
+
+# Property name -> what it reads beyond its transition's footprint.
+BEYOND: dict[str, frozenset] = {
+    "task-only-to-declaring-request": frozenset(),
+    "undeclared-tasks-method-refused": frozenset(),
+    "plain-mount-knows-no-tasks-methods": frozenset(),
+    "declaring-call-gets-task": frozenset(),
+    "task-durable-when-created": frozenset(),
+    "task-id-is-projected-run-id": frozenset(),
+    "task-id-not-a-credential": frozenset(),
+    "task-methods-authorized-per-subject": frozenset(),
+    "listen-omits-unreadable": frozenset(),
+    "notification-equals-get": frozenset(),
+    "result-type-discipline": frozenset(),
+    "flat-create-empty-acks": frozenset(),
+    "only-tools-call-tasked": frozenset(),
+    "mcp-name-must-match": frozenset(),
+    "http-status-agrees": frozenset(),
+    "status-projection-total": frozenset(),
+    "task-status-follows-diagram": frozenset(),
+    "input-only-to-declared-elicitation": frozenset(),
+    "ttl-never-ends-run": frozenset(),
+    # the clock, for "until createdAt + ttlMs" at a reader's answer; which runs exist, to find the run a
+    # reference names where the rules project ids otherwise
+    "no-purge-before-ttl": frozenset({"clock", ("all", "runs")}),
+}
+
+
+def declared(name: str) -> bool:
+    return name in BEYOND
+
+
+def sees(name: str, writes) -> bool:
+    """Does the property read, beyond its transitions' footprints, a part some key of `writes` names?"""
+    beyond = BEYOND.get(name)
+    if beyond is None:
+        return bool(writes)
+    return any(k[0] in beyond or k in beyond or k[0] == "*" for k in writes) if beyond else False
