@@ -253,7 +253,7 @@ RESPOND_RULES = ("discover_result", "serves_tasks", "method_supported", "removed
 
 
 def respond_reach(world, a) -> set:
-    """What processing a request reads and writes: the request, and the runs its task references name
+    """What processing a request reads: the request, and the runs its task references name
     (a listen's every reference): a run, what a cancel of it reaches (`fp.cancelling`) and their
     interrupts; an update's keys name interrupts. Decoded as the baseline's rules decode them: a
     world whose rules override one is held to nothing (`fp.Footprint`)."""

@@ -16,7 +16,10 @@ transition's footprint and the property's declaration.
 """
 from __future__ import annotations
 
-# Property name -> what it reads beyond its transition's footprint.
+RUNS = frozenset({("all", "runs")})
+
+# Property name -> what it reads beyond its transition's footprint (recorded at host-small, held under
+# --slow at wider scopes too). Not named: the properties whose checks read every request and run.
 BEYOND: dict[str, frozenset] = {
     "task-only-to-declaring-request": frozenset(),
     "undeclared-tasks-method-refused": frozenset(),
@@ -37,14 +40,45 @@ BEYOND: dict[str, frozenset] = {
     "task-status-follows-diagram": frozenset(),
     "input-only-to-declared-elicitation": frozenset(),
     "ttl-never-ends-run": frozenset(),
-    # the clock, for "until createdAt + ttlMs" at a reader's answer; which runs exist, to find the run a
-    # reference names where the rules project ids otherwise
-    "no-purge-before-ttl": frozenset({"clock", ("all", "runs")}),
+    "finished-run-plain-result": frozenset(),
+    "short-opaque-task-resolves": frozenset(),
+    "replay-reissues-nothing": frozenset(),
+    # which runs exist: the run a task reference names is found by its projected id where the rules
+    # project ids otherwise than the baseline
+    "update-acknowledged-empty": RUNS,
+    "responses-resume-never-cancel": RUNS,
+    "cancel-acknowledged-as-cancelrun": RUNS,
+    "purged-reads-as-not-found": RUNS,
+    # the clock, for "until createdAt + ttlMs" at a reader's answer
+    "no-purge-before-ttl": RUNS | {"clock"},
+    # a run's log: what was resolved before, and how
+    "input-requests-match-open-interrupts": frozenset({"log"}),
+    "interrupt-resolved-at-most-once": RUNS | {"log"},
+    "unopen-or-ineligible-resolves-nothing": RUNS | {"log"},
+    "input-content-grants-nothing": frozenset({("all", "interrupts"), "log"}),
+    # every listen stream, for the changes it was owed
+    "listen-sent-every-change": frozenset({("all", "requests")}),
+    # every run, for what a served task or an answer must agree with
+    "advertised-iff-served": RUNS | {"run"},
+    "undeclared-task-listen-refused": RUNS | {"run"},
+    "every-readable-run-is-a-task": RUNS | {"run"},
+    "ttl-covers-retention": RUNS | {"run"},
+    "accepted-cancel-ends-cancelled": RUNS | {"run"},
+    "get-appends-nothing": RUNS | {"run"},
+    # another request's answer and run, for an answer told apart from the unreadable one
+    "unreadable-task-indistinguishable": frozenset({"request", "run"}),
+    "status-message-content-free": frozenset({("all", "requests"), ("all", "request_states"), "request"}),
 }
 
 
 def declared(name: str) -> bool:
     return name in BEYOND
+
+
+def local(name: str) -> bool:
+    """Declared, and reading beyond its transition no record: at most a table's membership or the clock
+    (so that no request's or run's own step is visible to it)."""
+    return declared(name) and all(k == "clock" or isinstance(k, tuple) for k in BEYOND[name])
 
 
 def sees(name: str, writes) -> bool:

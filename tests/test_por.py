@@ -19,6 +19,11 @@ def _declared():
     return [p for p in load_catalogue().values() if visibility.declared(p.name)]
 
 
+def _local():
+    """The properties no request's or run's own step is visible to (`visibility.local`)."""
+    return [p for p in load_catalogue().values() if visibility.local(p.name)]
+
+
 def _whole(spec):
     """The scope searched whole: a bounded search is not reduced."""
     sc = scopes.parse(spec)
@@ -44,7 +49,7 @@ def test_the_claims_hold_on_the_whole_of_host_small():
 @pytest.mark.parametrize("spec", ["host-small", "host-small,stdio=True",
                                   pytest.param("host-two-runs", marks=pytest.mark.slow)])
 def test_reduced_and_full_searches_agree(spec):
-    props = _declared()
+    props = _local()
     full, want = _searched(spec, props, "off")
     reduced, got = _searched(spec, props, "on")
     assert got == want
@@ -52,8 +57,10 @@ def test_reduced_and_full_searches_agree(spec):
 
 
 def _planted(monkeypatch, name, fn):
+    """A mutant of the envelopes: caught by the verify mode over host-small (no property: the envelopes'
+    claims alone)."""
     monkeypatch.setattr(ample, name, fn)
-    s = search(make_world_for(None, scopes.parse("host-small")), _declared(), scopes.parse("host-small"),
+    s = search(make_world_for(None, scopes.parse("host-small")), [], scopes.parse("host-small"),
                por="verify", want_graph=False)
     assert s.fault is not None
     return s.fault.error
@@ -96,7 +103,7 @@ def test_a_search_the_reduction_may_not_serve_says_why():
 
 def test_no_por_gives_the_full_search():
     """`--no-por` (run_bfs(por=False)): the same verdicts, every state."""
-    props = _declared()
+    props = _local()
     on = run_engine("bfs", None, scope="host-small", jobs=1, props=props, incremental=False, por=True)
     off = run_engine("bfs", None, scope="host-small", jobs=1, props=props, incremental=False, por=False)
     assert [(v.name, v.verdict) for v in on.verdicts] == [(v.name, v.verdict) for v in off.verdicts]
@@ -105,7 +112,7 @@ def test_no_por_gives_the_full_search():
 
 
 def _variants_refuting_declared():
-    ids = {i for p in _declared() for i in p.ids}
+    ids = {i for p in _local() for i in p.ids}
     return sorted(n for n, v in builtins().items() if getattr(v, "harness_rules", None) is None
                   and any(rid in ids and want == "refuted" for rid, want in v.expect.items()))
 
@@ -113,7 +120,7 @@ def _variants_refuting_declared():
 @pytest.mark.parametrize("name", _variants_refuting_declared()[:3])
 def test_reduced_and_full_agree_on_variants(name):
     v = builtins()[name]
-    props = _declared()
+    props = _local()
     _, want = _searched("host-small", props, "off", v)
     _, got = _searched("host-small", props, "on", v)
     assert got == want
@@ -125,7 +132,7 @@ def test_reduced_and_full_agree_on_every_variant(name):
     """The host's variants (a harness variant's scope has the harness, whose envelope is everything:
     nothing there is reduced)."""
     v = builtins()[name]
-    props = _declared()
+    props = _local()
     _, want = _searched("host-small", props, "off", v)
     _, got = _searched("host-small", props, "on", v)
     assert got == want

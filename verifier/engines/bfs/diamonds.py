@@ -19,23 +19,16 @@ from dataclasses import dataclass, field
 from model import footprint as fp
 from model.snapshot import clone, fingerprint
 from model.world import action_table
+from verifier.engines.bfs.ample import effect_of
 from verifier.engines.bfs.footprints import overridden
 from verifier.runtime import scopes
 from verifier.runtime.worlds import make_world_for
 
-WILD = fp.Effect(frozenset({fp.EVERYTHING}), frozenset({fp.EVERYTHING}), frozenset({fp.EVERYTHING}))
-
-
 def effect(world, name: str, args: dict, changed=frozenset()):
     """(the move's `fp.Effect`, its successor)."""
-    decl = action_table()[name].footprint
-    reads, writes = decl.of(world, args)
     after = clone(world)
     after.apply(name, args, check=False, say=False)
-    ereads, ewrites = fp.EPILOGUE.of(after, {})
-    if any(fp.covers(reads | ereads, m) for m in changed):
-        return WILD, after
-    return fp.Effect(reads | ereads, writes | ewrites, decl.enabling(world, args)), after
+    return effect_of(world, name, args, after, changed), after
 
 
 def enabled(world) -> list[tuple[str, dict]]:
