@@ -19,7 +19,7 @@ NEVER_ISSUED = "acme/i-neverissuedneverissued"      # a well-formed inputRespons
 RETRY_RESPONSES = (*RESPONSES, "none")
 
 
-def _budget(world, reserve: int = 0, client: str | None = None) -> bool:
+def may_send(world, reserve: int = 0, client: str | None = None) -> bool:
     """May a client send one more request: within the shared budget (`Params.max_requests`) or, with
     `Params.client_requests`, within `client`'s own (None: any client's)."""
     cap = world.params.client_requests
@@ -32,7 +32,7 @@ def _budget(world, reserve: int = 0, client: str | None = None) -> bool:
 
 def _within(world, clients, reserve: int = 0) -> list:
     """The clients among `clients` that may still send."""
-    return [c for c in clients if _budget(world, reserve, c)]
+    return [c for c in clients if may_send(world, reserve, c)]
 
 
 def _budget_key(world, reserve: int = 0):
@@ -235,7 +235,7 @@ def _ref_form(world, q) -> str:
 
 # ---- tools/call ----------------------------------------------------------------------------------
 def _call_moves(world):
-    if not _budget(world):
+    if not may_send(world):
         return []
     return world.memo("call_tool", (frozenset(world.stdio_open), _budget_key(world)), lambda: Union(
         Product([("transport", _transports(world, c, s)), ("declare", [True, False]), ("tool", TOOLS)],
@@ -299,7 +299,7 @@ def call_tool(world, client, server, transport, declare, tool):
 
 
 def _bad_call_moves(world):
-    if not _budget(world) or any(q.message["params"].get("name") == "bad-args" for q in world.requests.values()
+    if not may_send(world) or any(q.message["params"].get("name") == "bad-args" for q in world.requests.values()
                                  if q.method == "tools/call"):
         return []
     return [dict(client=c, server="S1", declare=d) for c in _within(world, world.params.clients[:1])
@@ -319,7 +319,7 @@ def call_tool_bad_args(world, client, server, declare):
 
 # ---- MRTR retry ----------------------------------------------------------------------------------
 def _retry_moves(world):
-    if not _budget(world, reserve=world.params.retry_reserve):   # a retry continues a call: requests in reserve
+    if not may_send(world, reserve=world.params.retry_reserve):   # a retry continues a call: requests in reserve
         return []
     return Union(Product([("client", _within(world, world.params.clients, world.params.retry_reserve)),
                           ("response", RETRY_RESPONSES),
@@ -408,7 +408,7 @@ STDIO_FLAGS = [dict(transport="stdio", declare=True, header_ok=True)]
 
 def _task_moves(world, extra=None):
     """Every (client, task reference) with every flag combination; stdio only where it is open."""
-    if not _budget(world):
+    if not may_send(world):
         return []
     key = (_refs_key(world), frozenset(world.stdio_open), len(world.interrupts), _budget_key(world))
     if extra is None:      # tasks/get and tasks/cancel share their moves
@@ -466,7 +466,7 @@ def _two_key_moves(world):
     resolves), and every pair, and the three first, of an open key, an answered one, a projected one,
     one never issued and another run's. Sent by every client, declaring, over HTTP, to the run's own
     task id."""
-    if not _budget(world):
+    if not may_send(world):
         return []
     out = []
     for r in world.runs.values():
@@ -508,7 +508,7 @@ def tasks_cancel(world, client, server, ref, transport, declare, header_ok):
 
 
 def _unsupported_moves(world):
-    if not _budget(world):
+    if not may_send(world):
         return []
     sent = {q.method for q in world.requests.values()}
     return [dict(client=c, server=s, method=m) for c in _within(world, world.params.clients[:1])
@@ -524,7 +524,7 @@ def unsupported(world, client, server, method):
 
 def _listen_moves(world):
     # One probe is enough to check what a listen stream says; more only eat the request budget.
-    if not _budget(world) or len(world.listens) >= 2:
+    if not may_send(world) or len(world.listens) >= 2:
         return []
     return Product([("client", _within(world, world.params.clients)), ("server", [s for s, _ in world.params.servers]),
                     ("declare", [True, False])])
@@ -546,7 +546,7 @@ def listen(world, client, server, declare):
 
 
 def _discover_moves(world):
-    if not _budget(world):
+    if not may_send(world):
         return []
     asked = {q.server for q in world.requests.values() if q.method == "server/discover"}
     return [dict(client=c, server=s) for c in _within(world, world.params.clients[:1]) for s, _ in world.params.servers
@@ -575,8 +575,8 @@ def _cancel_footprint(world, a):
 CANCEL_RULES = ("cancellation_applies", "on_request_cancelled", "cancel_run", "lifecycle_fire", "releases_ownership")
 
 
-@action("client", _stdio_cancel_moves, footprint=fp.footprint(_cancel_footprint, _cancel_footprint, CANCEL_RULES,
-                                                              enables=fp.REQUEST),
+@action("client", _stdio_cancel_moves, footprint=fp.footprint(_cancel_footprint, fp.unclocked(_cancel_footprint),
+                                                              CANCEL_RULES, enables=fp.REQUEST),
         say=lambda w, a: (
     f"client {w.requests[a['request']].client} sends notifications/cancelled for {a['request']}"))
 def stdio_cancel(world, request):
@@ -607,7 +607,7 @@ def _close_footprint(world, a):
 
 
 @action("client", _stdio_close_moves, lambda w, a: f"client {a['client']} closes its stdio transport to {a['server']}",
-        footprint=fp.footprint(_close_footprint, _close_footprint, CANCEL_RULES, enables=lambda w, a: {
+        footprint=fp.footprint(_close_footprint, fp.unclocked(_close_footprint), CANCEL_RULES, enables=lambda w, a: {
             fp.stdio(a["client"], a["server"]), fp.table("stdio_open"), fp.table("requests")}))
 def stdio_close(world, client, server):
     """stdio EOF: per P-STDIO-EOF every request still open on it is cancelled (default) or nothing."""
@@ -639,7 +639,7 @@ def _owner_client(world, run) -> str | None:
 
 def _door_moves(world, run, doors) -> list[dict]:
     c = _owner_client(world, run)
-    if c is None or not _budget(world, world.params.focus_reserve, c):
+    if c is None or not may_send(world, world.params.focus_reserve, c):
         return []
     read = dict(client=c, server=run.server, ref=world.rules.task_id(world, run), transport="http",
                 declare=True, header_ok=True)

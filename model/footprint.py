@@ -171,9 +171,12 @@ def resolving(world, args) -> set:
     return {interrupt(i.id), run(i.run), log(i.run), CLOCK} | {interrupt(x) for x in world.runs[i.run].interrupts}
 
 
-def resolved(world, args) -> set:
-    """What resolving an interrupt writes: what it reads but the clock (an event only carries the time)."""
-    return resolving(world, args) - {CLOCK}
+def unclocked(keys: Keys) -> Keys:
+    """A move's writes where they are its reads but the clock: an event it logs only carries the time."""
+    return lambda world, args: keys(world, args) - {CLOCK}
+
+
+resolved = unclocked(resolving)     # what resolving an interrupt writes
 
 
 def received(world) -> set:

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 from model import footprint as fp
 from model import identity
+from model.clients import may_send
 from model.host import respond_reach
 from model.lifecycle import TERMINAL
 from model.world import action_table
@@ -183,9 +184,8 @@ def enablers(world, o) -> frozenset:
 
 def senders_active(world) -> bool:
     """May a plain client send anything more (within any budget and reserve), or cancel or close over stdio?"""
-    from model.clients import _budget
     p = world.params
-    if p.clients and _budget(world, p.retry_reserve + p.focus_reserve):
+    if p.clients and may_send(world, p.retry_reserve + p.focus_reserve):
         return True
     return bool(world.stdio_open)
 
