@@ -63,7 +63,7 @@ BEYOND: dict[str, frozenset] = {
     "undeclared-task-listen-refused": RUNS | {"run"},
     "every-readable-run-is-a-task": RUNS | {"run"},
     "ttl-covers-retention": RUNS | {"run"},
-    "accepted-cancel-ends-cancelled": RUNS | {"run"},
+    "accepted-cancel-ends-cancelled": RUNS | {"run", "log"},
     "get-appends-nothing": RUNS | {"run"},
     # another request's answer and run, for an answer told apart from the unreadable one
     "unreadable-task-indistinguishable": frozenset({"request", "run"}),
