@@ -41,10 +41,11 @@ from model import identity
 from model.clients import may_send
 from model.host import respond_reach
 from model.lifecycle import TERMINAL
+from model.snapshot import clone, freeze
 from model.world import action_table
-from model.snapshot import freeze
 from properties import visibility
 from properties.base import guard_facets
+from verifier.engines.bfs import footprints as F
 from verifier.engines.bfs.footprints import overridden
 
 EVERY = frozenset({fp.EVERYTHING})
@@ -190,12 +191,17 @@ def senders_active(world) -> bool:
     return bool(world.stdio_open)
 
 
+def rest_callers(p) -> bool:
+    """May a REST caller or the operator act at these sizes (their envelope: everything)?"""
+    return p.rest_subjects != () or p.max_pauses != 0
+
+
 def rest_envelope(world, new) -> Envelope | None:
     """The REST side's and the operator's: everything where a REST caller or a pause may act; else, while
     there is room for a run, the REST-created run (one per exploration) and a fork (of a run that is no
     fork, from its log and interrupts: `model.rest`); else None."""
     p = world.params
-    if p.rest_subjects != () or p.max_pauses != 0:
+    if rest_callers(p):
         return ALL
     if len(world.runs) >= p.max_runs:
         return None
@@ -231,6 +237,16 @@ def envelopes(world) -> dict:
     return {b: ALL for b in out} if everything else out
 
 
+def _union(envs, but) -> Envelope:
+    """The envelope of every agent but `but`: what may happen on a path that takes none of its moves."""
+    w, r = set(), set()
+    for b, e in envs.items():
+        if b != but:
+            w |= e.writes
+            r |= e.reads
+    return Envelope(frozenset(w), frozenset(r))
+
+
 def _touches(keys, against) -> bool:
     """Does some key of `keys` name a part some key of `against` names (wildcards either way)?"""
     if not keys or not against:
@@ -246,7 +262,7 @@ def _eligible_state(world) -> bool:
     """Told cheaply: is no agent's envelope everything here (else no ample set can exist)?"""
     p = world.params
     return not (world.listens or p.atomic_answers or world.harness is not None or senders_active(world)
-                or p.rest_subjects != () or p.max_pauses != 0)
+                or rest_callers(p))
 
 
 def reduced(world, succ, props, changed) -> list[int] | None:
@@ -275,15 +291,11 @@ def reduced(world, succ, props, changed) -> list[int] | None:
         if envs is None:
             envs = envelopes(world)
         reads = frozenset().union(*(e.reads | e.enables for e in effects))
-        others_w, others_r = set(), set()
-        for b, e in envs.items():
-            if b != a:
-                others_w |= e.writes
-                others_r |= e.reads
-        if fp.EVERYTHING in others_w:
+        others = _union(envs, a)
+        if fp.EVERYTHING in others.writes:
             return None
-        if _touches(enablers(world, a), others_w) or _touches(writes, others_w | others_r) or \
-                _touches(reads, others_w):
+        if _touches(enablers(world, a), others.writes) or _touches(writes, others.writes | others.reads) or \
+                _touches(reads, others.writes):
             continue
         return idx
     return None
@@ -359,16 +371,6 @@ def _plain(keys) -> set:
     return {k for k in keys if k[0] not in fp.MARKERS}
 
 
-def _union(envs, but) -> Envelope:
-    """The envelope of every agent but `but`: what may happen on a path that takes none of its moves."""
-    w, r = set(), set()
-    for b, e in envs.items():
-        if b != but:
-            w |= e.writes
-            r |= e.reads
-    return Envelope(frozenset(w), frozenset(r))
-
-
 def verify_edge(world, name, args, after, props, changed, envs=None, moves=None) -> None:
     """Hold one transition to the reduction's claims; PorError at the first false one. For every
     request or run O but the move's own agent, the envelope of all the others (`_union`) must cover the
@@ -418,8 +420,6 @@ IGNORED = frozenset({"world.facts"})      # the properties' memory (C2 keeps it)
 
 def read_by_check(after, step, p) -> set:
     """The parts of the state a property's premise and check read at a transition, recorded on a clone."""
-    from model.snapshot import clone
-    from verifier.engines.bfs import footprints as F
     c = clone(after)
     F._instrument(c)
     with F._hooks(c):
