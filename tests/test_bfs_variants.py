@@ -22,12 +22,6 @@ MANIFEST = Path(__file__).resolve().parent.parent / "counterexamples" / "manifes
 # (variant, requirement id) -> why no scope the gate searches holds the flaw. Keep it short: a flaw
 # the default scopes miss gets its own scope in the manifest's settings instead.
 BEYOND: dict[tuple[str, str], str] = {
-    ("ttl-beyond-retention", "TTL-4"):
-        "two reads, the task that advertises the TTL and the tasks/get after the purge, around the run's whole "
-        "lifecycle: refuted in 7 steps at host-clock,max_requests=2,retention=0,max_time=0, but two requests of "
-        "about a hundred forms each make that 515,792 states (over two CPU minutes and 3 GB), past the gate's "
-        "search budget on a shared machine; the random engine refutes it, and tests/quality/test_corpus.py runs "
-        "such a two-read search with --slow",
     ("decline-cancels-run", "OWN-3"):
         "the random engine's 4-step trace has a harness's call declined over REST, and no complete scope holds "
         "a harness beside a REST subject (composed-small has none); host-small refutes it in 5 steps",

@@ -27,8 +27,8 @@ CORPUS = [
     ("runs_failed_task_status.py", "host-small", "PRJ-1"),
     ("runs_credential_input_as_form.py", "host-small", "PRJ-2"),
     ("runs_ttl_cancels_live_run.py", "host-clock", "TTL-2"),
-    ("runs_purge_before_live_ttl.py", "host-clock,max_requests=2,retention=0,max_time=0", "TTL-4"),   # two reads
-    ("runs_write_doors_ignore_ttl.py", "host-clock,max_requests=2,retention=0,max_time=0", "TTL-4"),  # a call, a cancel
+    ("runs_purge_before_live_ttl.py", "host-ttl", "TTL-4"),       # a call, a read after the purge
+    ("runs_write_doors_ignore_ttl.py", "host-ttl", "TTL-4"),      # a call, a cancel after the retention
     ("runs_one_answer_resolves_all.py", 'host-small,max_interrupts=2,clients=("C2",)', "UPD-2"),   # parallel nodes
     # Authorization: an owner not on the approver list, a same-tenant reader without approvals:respond,
     # another tenant, a Subject without runs:read (Cn speaks for the n-th Subject: C3 carol, C4 mallory, C5 dave).
@@ -50,20 +50,12 @@ CORPUS = [
 ]
 
 
-# Entries whose shortest refutation needs two requests: a minute or more of search, run with --slow.
-SLOW = {"runs_purge_before_live_ttl.py", "runs_write_doors_ignore_ttl.py"}
-
-
-def _cases():
-    return [pytest.param(*c, id=c[0], marks=[pytest.mark.slow] if c[0] in SLOW else []) for c in CORPUS]
-
-
 def _same_host_without_the_bug(variant):
     """The baseline rules under the variant's parameters (a finite ttlMs is a host's choice, not the bug)."""
     return type("Unplanted", (Amendment,), {"name": "quality-unplanted", "params": dict(variant.params or {})})
 
 
-@pytest.mark.parametrize("file, scope, rid", _cases())
+@pytest.mark.parametrize("file, scope, rid", CORPUS, ids=[c[0] for c in CORPUS])
 def test_planted_mutant_refuted_with_its_id(file, scope, rid):
     variant = load_file(str(HERE / file))
     assert variant.expect.get(rid) == "refuted", f"{file} should declare what it breaks"
@@ -90,7 +82,7 @@ def test_planted_mutant_refuted_with_its_id(file, scope, rid):
 def test_every_dimension_has_an_entry():
     """Runs, authorization and HTTP each keep at least one planted mutant (named by its file's prefix)."""
     for prefix in ("runs_", "auth_", "http_"):
-        assert any(c[0].startswith(prefix) for c in CORPUS if c[0] not in SLOW), prefix
+        assert any(c[0].startswith(prefix) for c in CORPUS), prefix
 
 
 def test_corpus_covers_every_file():

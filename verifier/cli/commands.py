@@ -37,7 +37,6 @@ def listing() -> dict:
                       "expect": dict(v.expect), "params": dict(v.params)} for v in builtins().values()],
         "scopes": [{"doc": s.doc, **s.describe()} for s in _scopes().values()],
         "homes": [{"id": rid, "scope": spec, "why": why} for rid, (spec, why) in _homes().items()],
-        "no_home": [{"id": rid, "why": why} for rid, why in _no_home().items()],
         "coverage": [{"scope": spec, "side": side, "adds": adds} for side, table in _coverage().items()
                      for spec, adds in table.items()],
     }
@@ -52,11 +51,6 @@ def _coverage() -> dict:
 def _homes() -> dict:
     from verifier.runtime.scopes import HOMES
     return HOMES
-
-
-def _no_home() -> dict:
-    from verifier.runtime.scopes import NO_HOME
-    return NO_HOME
 
 
 def _scopes() -> dict:
@@ -99,8 +93,6 @@ def cmd_list(args) -> int:
         h.add_column(col, overflow="fold")
     for x in data["homes"]:
         h.add_row(x["id"], x["scope"], x["why"])
-    for x in data["no_home"]:
-        h.add_row(x["id"], "none: vacuous at its side's scope", x["why"])
     con.print(h)
     c = Table(title="coverage scopes: where an amendment's overrides no scope of its plan exercised are searched too")
     for col in ("scope", "what it adds to", "what"):
@@ -225,11 +217,6 @@ def print_result(result, con, told: dict | None = None, paths: dict | None = Non
     if vac:
         con.print(f"[yellow]undetermined (premise never reached or witness unreached): "
                   f"{', '.join(v.name for v in vac)}[/]")
-    no_home = _no_home() if result.engine == "bfs" else {}
-    for v in vac:
-        for rid in (r for r in v.ids if r in no_home):
-            con.print(f"[yellow]  {v.name} ({rid}) has no scope of the exhaustive engine: {no_home[rid]}; the "
-                      f"random engine reaches it (--engine hypothesis)[/]")
     idle = unexercised(result.overrides)
     if idle:
         con.print(f"[yellow]unexercised (an override never fired, or never answered otherwise than the "

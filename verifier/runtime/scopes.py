@@ -64,6 +64,10 @@ SCOPES = {s.name: s for s in (
                        "no MRTR retry", dict(_SMALL, retry_reserve=0, rest_subjects=("alice", "bob"))),
     Scope("host-clock", "host-small with two clock ticks and no interrupt: TTL, retention and purge",
           dict(_SMALL, retry_reserve=0, max_interrupts=0, max_time=2)),
+    Scope("host-ttl", "TTL-4's home: alice's two plain requests on S1 over HTTP (no HTTP disconnect), no run but "
+                      "the calls', no interrupt, one clock tick, and a task TTL of two ticks advertised from creation",
+          dict(_SMALL, max_requests=2, retry_reserve=0, max_runs=0, max_interrupts=0, http_disconnects=False,
+               max_time=1, ttl_live_ticks=2)),
     Scope("host-pair", "two requests from alice's and mallory's clients (another tenant) on S1 over HTTP, one run, "
                        "one interrupt; behaviours of at most 4 steps",
           dict(_SMALL, clients=("C1", "C4"), max_requests=2, retry_reserve=0), depth=4),
@@ -106,18 +110,17 @@ HOMES = {
     "ID-2": ("host-small,clients=('C1','C4')", "a Subject of another tenant (mallory) sending an issued task id"),
     "TTL-2": ("host-clock", "clock ticks: a TTL that elapses"),
     "TTL-3": ("host-clock", "clock ticks and a purge"),
+    # With the baseline's TTL (null while the run is live) the TTL is first told by a read of a
+    # terminal task, and a second read would make three requests: past a million states. A TTL
+    # advertised from creation (`ttl_live_ticks`, TTL-1's open choice) is told by the call's own
+    # CreateTaskResult, so the call and one read reach the premise; two ticks against one tick and
+    # a retention of one, so a purge that ignored it would come before it (ttl-beyond-retention's).
+    "TTL-4": ("host-ttl", "a task that advertised its TTL, read again around a clock tick: a second request"),
     "RPL-1": ("host-small,max_runs=2,max_children=0", "a fork of a run with a resolved interrupt: a second run"),
     "LIV-2": ("composed-small", "a harness waiting on a task it bound"),
     "E2E-2": (_E2E, "a blocking call on a plain mount that acts, is lost and is re-issued: two runs, an effect each"),
     "E2E-4": (_E2E, "a blocking call on a plain mount whose run acts and completes, its result lost, then re-issued"),
 }
-# Properties with no home: no scope searched here reaches their premise within minutes, so at
-# their side's scope they are vacuous and the check says why (figures in docs/exhaustive.md).
-NO_HOME = {
-    "TTL-4": "a reader's tasks/get of a task whose TTL was advertised takes two requests around clock ticks and a "
-             "purge: every such scope tried grows past 390,000 states before depth 9",
-}
-
 # Host-small with one more dimension of the host's environment each. An amendment whose overrides no
 # scope of its check's plan exercised (never called, or never answering otherwise) is searched at
 # these too (`verifier.engines.bfs.coverage`). Spec -> what it adds; sizes in docs/exhaustive.md.
