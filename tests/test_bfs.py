@@ -458,7 +458,7 @@ def test_searches_share_one_deadline():
     r = run_bfs(None, jobs=2, budget=3)
     assert time.monotonic() - started < 3 + 60          # the slack covers process start-up and verdicts
     scopes_seen = r.states["scopes"]
-    assert len(scopes_seen) == len(bfs.plan(None, list(load_catalogue().values())))
+    assert len(scopes_seen) == len(bfs.plan(None, list(load_catalogue().values()))) + len(scopes.ALSO)
     assert not r.states["complete"]
     assert not any(v.verdict == "proved" for v in r.verdicts if v.scope == scopes.DEFAULT_COMPOSED)
 
@@ -476,7 +476,7 @@ def test_one_after_another_each_search_may_use_all_the_cap_left(monkeypatch):
     real = run._judged
     monkeypatch.setattr(run, "_judged", judged)
     r = run.run_bfs(None, budget=100)
-    assert len(given) == len(bfs.plan(None, list(load_catalogue().values()))) > 2
+    assert len(given) == len(bfs.plan(None, list(load_catalogue().values()))) + len(scopes.ALSO) > 2
     assert given[0] > 99 and all(a - b >= 0.2 and b > 90 for a, b in zip(given, given[1:]))
     assert r.work == {"max_states": None, "max_depth": None, "symmetry": True, "por": True}
 

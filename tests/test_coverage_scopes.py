@@ -15,6 +15,7 @@ from verifier.engines.bfs import coverage
 from verifier.engines.bfs.run import run_bfs
 from verifier.engines.bfs.search import _judged
 from verifier.runtime.results import PropertyVerdict
+from verifier.runtime import scopes
 from verifier.runtime.scopes import COVERAGE, HARNESS_COVERAGE, parse
 
 NTF2 = "cancelled-blocking-call-answered-error"
@@ -132,8 +133,17 @@ def test_a_bounded_coverage_proof_stays_bounded_until_a_complete_scope_proves_it
     assert got["u"].verdict == "proved" and got["u"].message == "pause"
 
 
-def test_an_override_only_a_coverage_scope_calls_is_refuted_there():
+def test_an_override_host_small_never_calls_is_refuted_where_two_requests_are_in_flight(monkeypatch):
+    """A cancelled blocking call's result: bob's call, whose run alice cancels by tasks/cancel while it is
+    open, at the scope every check searches beside host-small; without that scope, the override is idle
+    in the plan and the REST coverage scope refutes it (alice's REST cancel)."""
     props = [load_catalogue()[NTF2]]
+    r = run_bfs(BlockingCancelOk, budget=600, props=props, shadow=True)
+    v = r.verdicts[0]
+    assert v.verdict == "refuted" and v.scope == "host-two-clients", (v.verdict, v.message)
+    assert r.overrides["blocking_cancel_result"]["differed"] > 0
+    assert set(r.states["scopes"]) == {"host-small", "host-two-clients"}
+    monkeypatch.setattr(scopes, "ALSO", ())
     r = run_bfs(BlockingCancelOk, budget=600, props=props, shadow=True)
     v = r.verdicts[0]
     assert v.verdict == "refuted" and v.scope == "host-rest,rest_subjects=('alice',)", (v.verdict, v.message)

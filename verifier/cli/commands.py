@@ -23,6 +23,7 @@ def _catalogue():
 def listing() -> dict:
     from model.variants import builtins
     from properties.requirements import REQUIREMENTS
+    from verifier.runtime import scopes
     props = _catalogue()
     by_id: dict[str, list[str]] = {rid: [] for rid in REQUIREMENTS}
     for p in props.values():
@@ -37,6 +38,7 @@ def listing() -> dict:
                       "expect": dict(v.expect), "params": dict(v.params)} for v in builtins().values()],
         "scopes": [{"doc": s.doc, **s.describe()} for s in _scopes().values()],
         "homes": [{"id": rid, "scope": spec, "why": why} for rid, (spec, why) in _homes().items()],
+        "also": [{"scope": spec, "with": scopes.DEFAULT_HOST} for spec in scopes.ALSO],
         "coverage": [{"scope": spec, "side": side, "adds": adds} for side, table in _coverage().items()
                      for spec, adds in table.items()],
     }
@@ -94,6 +96,8 @@ def cmd_list(args) -> int:
     for x in data["homes"]:
         h.add_row(x["id"], x["scope"], x["why"])
     con.print(h)
+    for x in data["also"]:
+        con.print(f"and every property judged at {x['with']} is searched at {x['scope']} too, the verdicts merged")
     c = Table(title="coverage scopes: where an amendment's overrides no scope of its plan exercised are searched too")
     for col in ("scope", "what it adds to", "what"):
         c.add_column(col, overflow="fold")

@@ -102,14 +102,19 @@ def search_plan(v, settings: dict) -> list:
     """[(scope, properties)] the gate searches a variant at: the default scopes (with the properties
     `check` judges there), then its own (`settings["bfs_scopes"]`: {scope spec: [requirement ids]},
     each id one the variant expects refuted). The baseline: `bfs.plan`'s, every property at its side's scope or its home
-    (`scopes.HOMES`), so that the manifest records where each is proved."""
+    (`scopes.HOMES`), and host-small's at `scopes.ALSO`, so that the manifest records where each is proved. A variant
+    is not searched at `scopes.ALSO` here (a minute or more each, times every built-in): where its flaw needs two
+    requests in flight, its own `bfs_scopes` name the scope."""
     from properties.base import load_catalogue
 
     from verifier.engines.bfs import search as bfs
+    from verifier.engines.bfs.coverage import also_jobs
     from verifier.runtime import scopes
     catalogue = list(load_catalogue().values())
-    if v is None:       # the baseline as `check` judges it: each property at its side's scope or its home
-        return bfs.plan(None, catalogue)
+    if v is None:       # the baseline as `check` judges it: each property at its side's scope or its home, and
+        # host-small's at every scope each check searches too (`scopes.ALSO`)
+        base = bfs.plan(None, catalogue)
+        return base + also_jobs(base)
     # the default scopes with the properties `check` judges there (the others are at their homes), so
     # that the gate's search is the check's and both use one stored graph (`bfs.incremental`)
     default = {sc.name: (sc, ps) for sc, ps in bfs.plan(None, catalogue)}

@@ -45,12 +45,20 @@ def coverage_jobs(jobs_plan, idle) -> list:
     return out
 
 
-def searched(judge, variant, jobs, symmetry, started, budget, max_states, max_depth, progress) -> list:
-    """The coverage searches, one after another, within what is left of the check's cap."""
+def also_jobs(jobs_plan) -> list:
+    """[(scope, properties)]: each scope every default check searches too (`scopes.ALSO`), with the
+    properties the plan judges at host-small."""
+    props = next((ps for sc, ps in jobs_plan if sc.name == scopes.DEFAULT_HOST), [])
+    return [(scopes.parse(spec), props) for spec in scopes.ALSO] if props else []
+
+
+def searched(judge, variant, jobs, symmetry, started, budget, max_states, max_depth, progress, shadow=True) -> list:
+    """The searches `jobs`, one after another, within what is left of the check's cap (the overrides
+    counted, `shadow`: always at a coverage scope, which is searched for them)."""
     out = []
     for sc, ps in jobs:
         left = max(0.0, started + budget - time.monotonic())
-        out.append(judge(variant, sc, ps, symmetry, left, max_states, max_depth, progress, True))
+        out.append(judge(variant, sc, ps, symmetry, left, max_states, max_depth, progress, shadow))
     return out
 
 
@@ -69,6 +77,7 @@ def merged(results, extra) -> list:
 
 def _merge(v, others):
     also, states, bounded = 0, 0, 0          # coverage searches that proved it too
+    named = []                               # scopes every check searches (`scopes.ALSO`) that proved it too
     for s, o in others:
         if v.verdict in FOUND:
             return v
@@ -82,8 +91,12 @@ def _merge(v, others):
             v = _with(v, premise, checks, f"{v.message}; at scope {s.scope.name}: {o.message}")
         else:
             v = _with(v, premise, checks)
-            if v.verdict in PROOFS and o.verdict in PROOFS:
+            if v.verdict in PROOFS and o.verdict in PROOFS and s.scope.name in scopes.ALSO:
+                named.append(f"{s.scope.name} ({s.distinct} states)")
+            elif v.verdict in PROOFS and o.verdict in PROOFS:
                 also, states, bounded = also + 1, states + s.distinct, bounded + (o.verdict != "proved")
+    if named:
+        v = _with(v, v.premise, v.checks, f"{v.message}; and at {', '.join(named)}")
     if also:
         v = _with(v, v.premise, v.checks, f"{v.message}; and at {also} coverage scope{'s' * (also > 1)} "
                                           f"({states} states" + (f"; {bounded} bounded by depth" if bounded else "")

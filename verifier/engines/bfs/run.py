@@ -48,32 +48,39 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
     started = time.monotonic()
     catalogue = list(props) if props is not None else list(load_catalogue().values())
     jobs_plan = plan(scope, catalogue)
-    results = []
-    if jobs > 1 and len(jobs_plan) == 1 and _by_name(jobs_plan[0][1]):
+    also = coverage.also_jobs(jobs_plan) if scope is None else []
+    results, extra = [], []
+    if jobs > 1 and len(jobs_plan) == 1 and _by_name(jobs_plan[0][1]) and not also:
         sc, ps = jobs_plan[0]
         with LocalPool(jobs) as pool:
             results.append(judge(variant, sc, ps, pool, symmetry, budget, max_states, max_depth, progress, shadow))
             if por:
                 results[-1][0].por = "off: a search split across workers (--jobs) is not reduced"
-    elif jobs > 1 and len(jobs_plan) > 1 and _picklable(variant):
+    elif jobs > 1 and len(jobs_plan) + len(also) > 1 and _picklable(variant):
         from concurrent.futures import ProcessPoolExecutor
         until = started + budget
-        with ProcessPoolExecutor(max_workers=min(jobs, len(jobs_plan))) as pool:
-            # The composed scope's search, the longest, first, and host-small, which judges most
-            # properties, next: the homes' searches follow on whichever worker is free.
-            first = (scopes.DEFAULT_COMPOSED, scopes.DEFAULT_HOST)
-            order = sorted(range(len(jobs_plan)), key=lambda i: first.index(jobs_plan[i][0].name)
-                           if jobs_plan[i][0].name in first else len(first))
-            futs = {i: pool.submit(_search_job, variant, jobs_plan[i][0], [p.name for p in jobs_plan[i][1]],
+        every = jobs_plan + also
+        with ProcessPoolExecutor(max_workers=min(jobs, len(every))) as pool:
+            # The longest searches first (the composed scope's, then the two requests'), and host-small,
+            # which judges most properties, next: the homes' searches follow on whichever worker is free.
+            first = (scopes.DEFAULT_COMPOSED, *scopes.ALSO, scopes.DEFAULT_HOST)
+            order = sorted(range(len(every)), key=lambda i: first.index(every[i][0].name)
+                           if every[i][0].name in first else len(first))
+            futs = {i: pool.submit(_search_job, variant, every[i][0], [p.name for p in every[i][1]],
                                    symmetry, until, max_states, max_depth, shadow, incremental, budget, por)
                     for i in order}
-            results = [futs[i].result() for i in range(len(jobs_plan))]
+            got = [futs[i].result() for i in range(len(every))]
+            results, extra = got[:len(jobs_plan)], got[len(jobs_plan):]
     else:
         for sc, ps in jobs_plan:
             # Each search does all its work; the cap is one deadline over them all, not shares of it.
             left = max(0.0, started + budget - time.monotonic())
             results.append(_judge(incremental, variant, budget, por)(variant, sc, ps, symmetry, left, max_states, max_depth,
                                                              progress, shadow))
+        extra = coverage.searched(_judge(incremental, variant, budget, por), variant, also, symmetry, started, budget,
+                                  max_states, max_depth, progress, shadow)
+    if extra:
+        results = coverage.merged(results, extra)
     idle = coverage.idle_overrides(results) if scope is None and variant is not None and shadow else []
     if idle:
         extra = coverage.searched(_judge(incremental, variant, budget, por), variant, coverage.coverage_jobs(jobs_plan, idle),

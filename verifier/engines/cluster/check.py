@@ -26,9 +26,13 @@ def bfs_on_cluster(variant, cluster: str, scope=None, symmetry=True, budget=60.0
             left = max(0.0, started + budget - time.monotonic())
             judged.append(partition.judge(variant, sc, props, pool, symmetry, left, max_states, max_depth,
                                           progress, shadow=True))
+        judge = lambda *a: partition.judge(a[0], a[1], a[2], pool, *a[3:])     # noqa: E731
+        also = coverage.also_jobs(plan) if scope is None else []
+        if also:
+            judged = coverage.merged(judged, coverage.searched(judge, variant, also, symmetry, started, budget,
+                                                               max_states, max_depth, progress))
         idle = coverage.idle_overrides(judged) if scope is None and variant is not None else []
         if idle:
-            judge = lambda *a: partition.judge(a[0], a[1], a[2], pool, *a[3:])     # noqa: E731
             judged = coverage.merged(judged, coverage.searched(judge, variant, coverage.coverage_jobs(plan, idle), symmetry,
                                                                started, budget, max_states, max_depth, progress))
     return bfs.result_of(variant, judged, catalogue, budget, started,
