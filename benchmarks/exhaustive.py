@@ -8,6 +8,7 @@ counterexample beside the random engine's (scenario stories off) and the manifes
                                                                # guarded), and 2 workers over 1
     .venv/bin/python benchmarks/exhaustive.py --por            # states with and without the
                                                                # partial-order reduction, per scope
+    .venv/bin/python benchmarks/exhaustive.py --where host-small   # where one search's time goes
 
 Figures are wall-clock on this machine; compare the rows of one run, not runs on other days.
 """
@@ -58,7 +59,33 @@ def baseline_table(names, budget, guards=("on",)):
 # on this kind of machine, partial-order reduction on. Not measured here (no SPIN on this machine).
 PEER_STATES_PER_S = 1_367_849 / 18
 
-POR_SCOPES = ("host-small", "host-small,stdio=True", "host-clock", "host-two-runs")
+POR_SCOPES = ("host-small", "host-small,stdio=True", "host-clock", "host-two-runs", "host-ttl", "host-two-clients")
+
+# Where a search's time goes: the functions each part of the work runs under (cumulative time).
+PARTS = {"property checks": ("search.py", "check"), "move enumeration": ("search.py", "enabled_moves"),
+         "steps": ("world.py", "apply"), "clones": ("snapshot.py", "clone"),
+         "fingerprints": ("snapshot.py", "fingerprint"), "liveness graph": ("fair.py", "state_info")}
+
+
+def where_table(name, budget):
+    """One search of a scope's host properties under cProfile: the share of its time in each part of
+    the work (`PARTS`; the parts do not nest), and the rest (the queue, the frontier, the verdicts)."""
+    import cProfile
+    import pstats
+    sc = scopes.parse(name)
+    prof = cProfile.Profile()
+    prof.enable()
+    s = bfs.search(make_world_for(None, sc), _props(sc), sc, deadline=time.monotonic() + budget, max_depth=sc.depth)
+    prof.disable()
+    stats = pstats.Stats(prof).stats
+    total = next(ct for (f, _, fn), (_, _, _, ct, _) in stats.items() if fn == "search" and f.endswith("bfs/search.py"))
+    print(f"\nwhere the time goes at {name} ({s.distinct} states, {total:.1f} s under the profiler)")
+    spent = 0.0
+    for part, (file, fn) in PARTS.items():
+        t = sum(ct for (f, _, n), (_, _, _, ct, _) in stats.items() if n == fn and f.endswith(file))
+        spent += t
+        print(f"  {part:18s} {t:7.2f} s  {t / total:5.1%}")
+    print(f"  {'the rest':18s} {total - spent:7.2f} s  {(total - spent) / total:5.1%}")
 
 
 def por_table(names, budget, max_states):
@@ -178,7 +205,11 @@ def main(argv=None):
     ap.add_argument("--por", action="store_true",
                     help="only the partial-order reduction's table (scopes: --scopes, default POR_SCOPES)")
     ap.add_argument("--max-states", type=int, default=1_500_000, help="the state cap of the --por searches")
+    ap.add_argument("--where", metavar="SCOPE", help="only where one search's time goes, under cProfile")
     a = ap.parse_args(argv)
+    if a.where:
+        where_table(a.where, a.budget)
+        return
     if a.por:
         por_table(a.scopes if a.scopes != list(scopes.SCOPES) else POR_SCOPES, a.budget, a.max_states)
         return

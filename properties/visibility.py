@@ -62,7 +62,9 @@ BEYOND: dict[str, frozenset] = {
     "advertised-iff-served": RUNS | {"run"},
     "undeclared-task-listen-refused": RUNS | {"run"},
     "every-readable-run-is-a-task": RUNS | {"run"},
-    "ttl-covers-retention": RUNS | {"run"},
+    # and a run's purge time: from its terminal event, or bounded from now while it is live (read where
+    # a TTL is advertised while live: host-ttl)
+    "ttl-covers-retention": RUNS | {"run", "log", "clock"},
     "accepted-cancel-ends-cancelled": RUNS | {"run", "log"},
     "get-appends-nothing": RUNS | {"run"},
     # another request's answer and run, for an answer told apart from the unreadable one

@@ -47,7 +47,8 @@ def test_the_claims_hold_on_the_whole_of_host_small():
 
 
 @pytest.mark.parametrize("spec", ["host-small", "host-small,stdio=True",
-                                  pytest.param("host-two-runs", marks=pytest.mark.slow)])
+                                  *(pytest.param(x, marks=pytest.mark.slow)
+                                    for x in ("host-two-runs", "host-ttl", "host-two-clients"))])
 def test_reduced_and_full_searches_agree(spec):
     props = _local()
     full, want = _searched(spec, props, "off")
@@ -131,7 +132,7 @@ def test_reduced_and_full_agree_on_variants(name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", ["host-clock", "host-small,stdio=True", "host-rest",
-                                  "host-small,max_runs=2,max_interrupts=0", "host-two-runs"])
+                                  "host-small,max_runs=2,max_interrupts=0", "host-two-runs", "host-ttl"])
 def test_the_claims_hold_at_wider_scopes(spec):
     s, _ = _searched(spec, _declared(), "verify")
     assert s.complete
