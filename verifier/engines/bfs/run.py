@@ -61,9 +61,10 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
         until = started + budget
         every = jobs_plan + also
         with ProcessPoolExecutor(max_workers=min(jobs, len(every))) as pool:
-            # The longest searches first (the composed scope's, then the two requests'), and host-small,
-            # which judges most properties, next: the homes' searches follow on whichever worker is free.
-            first = (scopes.DEFAULT_COMPOSED, *scopes.ALSO, scopes.DEFAULT_HOST)
+            # The composed scope's search, the longest, first, and host-small, which judges most
+            # properties, next (under a short cap it must not wait), then the two requests': the homes'
+            # searches follow on whichever worker is free.
+            first = (scopes.DEFAULT_COMPOSED, scopes.DEFAULT_HOST, *scopes.ALSO)
             order = sorted(range(len(every)), key=lambda i: first.index(every[i][0].name)
                            if every[i][0].name in first else len(first))
             futs = {i: pool.submit(_search_job, variant, every[i][0], [p.name for p in every[i][1]],
