@@ -36,13 +36,51 @@ class Property:
     area: str = ""
     monitor: Callable | None = field(default=None, compare=False)   # (world, step) -> None, after every step
     reads: tuple[str, ...] | None = None    # what of a step the check and premise read (`FACETS`, actions)
+    cases: tuple[str, ...] = ()             # the premise's cases its requirement's sentence enumerates
     _facets: int = field(default=0, init=False, repr=False, compare=False)
     _actions: frozenset = field(default=frozenset(), init=False, repr=False, compare=False)
+    _keys: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if self.reads is not None:
             object.__setattr__(self, "_facets", sum(_BIT[r] for r in self.reads if r in _BIT))
             object.__setattr__(self, "_actions", frozenset(r for r in self.reads if r not in _BIT))
+        if len(set(self.cases)) != len(self.cases):
+            raise ValueError(f"{self.name}: a case named twice")
+        if self.cases and self.premise is None:
+            raise ValueError(f"{self.name}: cases without a premise to reach them")
+
+    def reached(self, got) -> tuple[str, ...]:
+        """The premise counters an answer `got` of the premise adds one to: the property's own, and
+        one per case it names (`case_key`). A premise of a property with cases answers the cases it
+        reached (a case name, or a collection of them; empty: not reached); one without, a truth
+        value. A case the property does not declare is a bug of its premise: it raises."""
+        if not got:
+            return ()
+        if not self.cases:
+            return (self.name,)
+        keys = self._keys.get(got) if isinstance(got, (str, tuple, frozenset)) else None
+        if keys is None:
+            named = (got,) if isinstance(got, str) else tuple(got) if not isinstance(got, bool) else (got,)
+            wrong = [c for c in named if c not in self.cases]
+            if wrong:
+                raise ValueError(f"{self.name}'s premise answered {wrong!r}, not one of its cases")
+            keys = (self.name, *dict.fromkeys(case_key(self.name, c) for c in named))
+            if isinstance(got, (str, tuple, frozenset)):
+                self._keys[got] = keys
+        return keys
+
+    def case_counts(self, counts: dict) -> dict[str, int]:
+        """{case: how often it was reached} from premise counters (`reached`'s keys)."""
+        return {c: counts.get(case_key(self.name, c), 0) for c in self.cases}
+
+    def unreached(self, counts: dict) -> list[str]:
+        """The declared cases the counters show never reached."""
+        return [c for c in self.cases if not counts.get(case_key(self.name, c))]
+
+    def counter_keys(self) -> tuple[str, ...]:
+        """Every premise counter of this property: its own and its cases'."""
+        return (self.name, *(case_key(self.name, c) for c in self.cases))
 
     @property
     def asserted(self) -> bool:
@@ -108,13 +146,28 @@ def step_facets(world, step) -> int:
     return m
 
 
+def case_key(name: str, case: str) -> str:
+    """The premise counter of one case of a property (beside the property's own, keyed by its name)."""
+    return f"{name} / {case}"
+
+
+def count_premise(counts: dict, p: Property, got) -> bool:
+    """Add a premise's answer `got` to the counters `counts`; whether it was reached."""
+    keys = p.reached(got)
+    for k in keys:
+        counts[k] = counts.get(k, 0) + 1
+    return bool(keys)
+
+
 CATALOGUE: dict[str, Property] = {}
 
 
 def prop(name: str, ids, kind: str, clause: str, sentence: str, premise: Callable | None = None,
-         monitor: Callable | None = None, reads=None):
+         monitor: Callable | None = None, reads=None, cases=()):
     """Register the decorated check `(world, step) -> str | None` as a property. `reads`: the
-    facets of a step (`FACETS`) and action names it reads, when that is not everything."""
+    facets of a step (`FACETS`) and action names it reads, when that is not everything. `cases`:
+    the premise cases its requirement's sentence enumerates (requirements.md, "Premise cases"); the
+    premise then answers which of them a step reached, and a proof needs every one reached."""
     assert kind in KINDS, kind
     ids = (ids,) if isinstance(ids, str) else tuple(ids)
     reads = tuple(reads) if reads is not None else None
@@ -123,7 +176,8 @@ def prop(name: str, ids, kind: str, clause: str, sentence: str, premise: Callabl
         area = check.__module__.rsplit(".", 1)[-1]
         if name in CATALOGUE:
             raise ValueError(f"duplicate property {name}")
-        CATALOGUE[name] = Property(name, ids, kind, clause, sentence, check, premise, area, monitor, reads)
+        CATALOGUE[name] = Property(name, ids, kind, clause, sentence, check, premise, area, monitor, reads,
+                                   tuple(cases))
         return check
     return register
 

@@ -229,9 +229,23 @@ def _unreadable_answers(world, step):
     return out
 
 
-def _iso1_premise(world, step) -> bool:
-    return any(advertised(world, q.server) and (run is not None or decode_task_id(task_ref(q)) is None)
-               for q, _, run in _unreadable_answers(world, step))
+ISO1_KINDS = ("another tenant", "purged", "never created", "malformed")
+ISO1_CASES = tuple(f"{k}, by {m}" for k in ISO1_KINDS for m in TASKS_METHODS)
+
+
+def _iso1_kind(world, q, run) -> str | None:
+    """Which of the sentence's unreadable tasks q names (None: one it does not enumerate, a reader
+    of the caller's own tenant lacking runs:read)."""
+    if run is None:
+        return "malformed" if decode_task_id(task_ref(q)) is None else "never created"
+    if run.purged:
+        return "purged"
+    return "another tenant" if run.tenant != world.params.subject(q.subject).tenant else None
+
+
+def _iso1_premise(world, step) -> tuple:
+    return tuple(f"{kind}, by {q.method}" for q, _, run in _unreadable_answers(world, step)
+                 if advertised(world, q.server) and (kind := _iso1_kind(world, q, run)))
 
 
 def nonexistent_answer(world, q):
@@ -264,7 +278,7 @@ def _describe(world, q, run) -> str:
       "gets exactly the answer, except the JSON-RPC id, and the HTTP status that the host gives the same request "
       "for an id naming no run: -32602 on a serving host (routing header matching), never -32603 or 403; nothing "
       "changes",
-      premise=_iso1_premise, reads=("emitted",))
+      premise=_iso1_premise, reads=("emitted",), cases=ISO1_CASES)
 def unreadable_task_indistinguishable(world, step):
     for q, msg, run in _unreadable_answers(world, step):
         code = error_code(msg)

@@ -101,22 +101,19 @@ def build_graph(scope, names: list[str]) -> None:
 def search_plan(v, settings: dict) -> list:
     """[(scope, properties)] the gate searches a variant at: the default scopes (with the properties
     `check` judges there), then its own (`settings["bfs_scopes"]`: {scope spec: [requirement ids]},
-    each id one the variant expects refuted). The baseline: `bfs.plan`'s, every property at its side's scope or its home
-    (`scopes.HOMES`), and host-small's at `scopes.ALSO`, so that the manifest records where each is proved. A variant
-    is not searched at `scopes.ALSO` here (a minute or more each, times every built-in): where its flaw needs two
-    requests in flight, its own `bfs_scopes` name the scope."""
+    each id one the variant expects refuted). The baseline: `bfs.plan`'s, every scope of the check's plan with every
+    property of its side, so that the manifest records where each is proved. A variant is searched at its side's
+    default scopes alone (the whole plan, times every built-in, would take the gate several times as long): where
+    its flaw needs more, its own `bfs_scopes` name the scope."""
     from properties.base import load_catalogue
 
     from verifier.engines.bfs import search as bfs
-    from verifier.engines.bfs.coverage import also_jobs
     from verifier.runtime import scopes
     catalogue = list(load_catalogue().values())
-    if v is None:       # the baseline as `check` judges it: each property at its side's scope or its home, and
-        # host-small's at every scope each check searches too (`scopes.ALSO`)
-        base = bfs.plan(None, catalogue)
-        return base + also_jobs(base)
-    # the default scopes with the properties `check` judges there (the others are at their homes), so
-    # that the gate's search is the check's and both use one stored graph (`bfs.incremental`)
+    if v is None:       # the baseline as `check` judges it
+        return bfs.plan(None, catalogue)
+    # the default scopes with the properties `check` judges there, so that the gate's search is the
+    # check's and both use one stored graph (`bfs.incremental`)
     default = {sc.name: (sc, ps) for sc, ps in bfs.plan(None, catalogue)}
     plan = [default[scopes.DEFAULT_HOST]]
     if getattr(v, "harness_rules", None) is not None:

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 
 from model.fairness import drain
 from model.world import ModelError
-from properties.base import guard_facets
+from properties.base import count_premise, guard_facets
 
 from verifier.runtime import interrupt, watchdog
 from verifier.runtime.faults import Fault, ModelFault, fault_of
+from verifier.runtime.watchdog import CapReached
 
 
 class Violation(AssertionError):
@@ -30,14 +31,15 @@ class OutOfBudget(Exception):
 def guard_world(world):
     """`world`, with its steps and enabled-move lists made fault-aware: whatever a rule or the model
     raises there (also SystemExit, or the watchdog's StepTimeout) becomes a ModelFault naming the
-    move, and each step and each enumeration of an action's moves is bounded by the watchdog."""
+    move (the command's cap passing, CapReached, is no fault: it passes through), and each step and
+    each enumeration of an action's moves is bounded by the watchdog."""
     apply, moves = world.apply, world.moves
 
     def guarded_moves(name):
         try:
             with watchdog.current().bounded():      # a rule asked for the moves may hang too
                 return moves(name)
-        except (KeyboardInterrupt, ModelFault):
+        except (KeyboardInterrupt, CapReached, ModelFault):
             raise
         except BaseException as e:
             raise _faulted(world, e, world.history, f"the enabled moves of {name}") from e
@@ -49,7 +51,7 @@ def guard_world(world):
         try:
             with watchdog.current().bounded():
                 return apply(name, args, check=False)
-        except (KeyboardInterrupt, ModelFault):
+        except (KeyboardInterrupt, CapReached, ModelFault):
             raise
         except BaseException as e:
             raise _faulted(world, e, world.history, name, args) from e
@@ -106,12 +108,12 @@ def check_step(world, step, props, asserted, obs: Observations):
                 checks[p.name] = checks.get(p.name, 0) + 1
                 if facets is not None and not p.may_read(facets, step.action):
                     continue
-                if p.premise is not None and p.premise(world, step):
-                    obs.premise_counts[p.name] = obs.premise_counts.get(p.name, 0) + 1
+                if p.premise is not None:
+                    count_premise(obs.premise_counts, p, p.premise(world, step))
                 msg = p.check(world, step)
                 if msg:
                     _failed(world, p, msg, asserted, obs)
-    except (KeyboardInterrupt, ModelFault, Violation):
+    except (KeyboardInterrupt, CapReached, ModelFault, Violation):
         raise
     except BaseException as e:      # a check that raises judged nothing: a fault, never a refutation
         raise _faulted(world, e, world.history, f"the check of {p.name}" if p else "the checks") from e
@@ -131,7 +133,7 @@ def _judge(world, p, call):
     """A property's own code run on the state: if it raises, it judged nothing (a fault)."""
     try:
         return call()
-    except (KeyboardInterrupt, ModelFault):
+    except (KeyboardInterrupt, CapReached, ModelFault):
         raise
     except BaseException as e:
         raise _faulted(world, e, world.history, f"the check of {p.name}") from e
@@ -145,14 +147,14 @@ def check_liveness(world, props, asserted, obs: Observations, limit: int = 200):
     try:
         with watchdog.current().bounded():
             quiesced = drain(world, limit, on_step=lambda s: check_step(world, s, props, asserted, obs))
-    except (KeyboardInterrupt, ModelFault, Violation):
+    except (KeyboardInterrupt, CapReached, ModelFault, Violation):
         raise
     except BaseException as e:      # the drain asks the rules too (who may approve, what is enabled)
         raise _faulted(world, e, before, "the fair drain before liveness is judged") from e
     world.facts["drain_quiesced"] = quiesced
     for p in live:
-        if p.premise is not None and _judge(world, p, lambda: p.premise(world, None)):
-            obs.premise_counts[p.name] = obs.premise_counts.get(p.name, 0) + 1
+        if p.premise is not None:
+            _judge(world, p, lambda: count_premise(obs.premise_counts, p, p.premise(world, None)))
         msg = _judge(world, p, lambda: p.check(world, None))
         obs.checks[p.name] = obs.checks.get(p.name, 0) + 1
         if msg:

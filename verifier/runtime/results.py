@@ -25,10 +25,29 @@ class PropertyVerdict:
     trace: list | None = None          # the Step records of the shortest trace found
     premise: int = 0
     checks: int = 0
+    cases: dict = field(default_factory=dict)    # premise case -> how often reached (`Property.cases`)
+    judged_at: list = field(default_factory=list)  # the exhaustive engine's scopes that judged it
 
     @property
     def length(self) -> int | None:
         return None if self.trace is None else len(self.trace)
+
+    @property
+    def unreached_cases(self) -> list[str]:
+        return [c for c, n in self.cases.items() if not n]
+
+
+def vacuity(p, counts: dict) -> str | None:
+    """Why premise counters `counts` are no evidence for a proof of `p`, or None when they are: its
+    premise reached and, where its requirement enumerates cases, every case reached."""
+    if p.premise is None:
+        return None
+    if not counts.get(p.name):
+        return "premise never reached"
+    missing = p.unreached(counts)
+    if missing:
+        return f"premise case{'s' * (len(missing) > 1)} never reached: {'; '.join(missing)}"
+    return None
 
 
 @dataclass
@@ -86,6 +105,8 @@ def result_json(result, paths: dict | None = None) -> dict:
         "properties": [{"name": v.name, "ids": list(v.ids), "kind": v.kind, "clause": v.clause,
                         "verdict": v.verdict, "message": v.message, "length": v.length,
                         "premise": v.premise, "checks": v.checks,
+                        **({"cases": v.cases, "unreached_cases": v.unreached_cases} if v.cases else {}),
+                        **({"judged_at": v.judged_at} if v.judged_at else {}),
                         "steps": [s.note for s in v.trace] if v.trace is not None else None,
                         "trace": (paths or {}).get((result.engine, v.name))} for v in result.verdicts],
         "faults": [f.to_json() for f in result.faults],

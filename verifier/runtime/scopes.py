@@ -159,6 +159,21 @@ HARNESS_COVERAGE = {
 }
 
 
+# A home searched for its own properties alone: its graph is too large to search whole (1.5 million
+# states), and its search stops once they are answered (`search.level_done`).
+PARTIAL = (_E2E,)
+
+
+def plan_specs() -> list[str]:
+    """Every scope a check without `--scope` searches, each side's default first: host-small, the
+    scopes every check searches beside it, the host homes and coverage scopes; then composed-small, the
+    composed homes and the harness coverage scopes. Each judges every property of its side (but a
+    `PARTIAL` one), so that every case of a property's premise is reached at some scope of the plan."""
+    composed = {spec for spec, _ in HOMES.values() if parse(spec).composed}
+    host = [DEFAULT_HOST, *ALSO, *(spec for spec, _ in HOMES.values() if spec not in composed), *COVERAGE]
+    return list(dict.fromkeys([*host, DEFAULT_COMPOSED, *composed, *HARNESS_COVERAGE]))
+
+
 def home(ids) -> str | None:
     """The scope spec a property of these requirement ids is judged at by default, if not its side's."""
     return next((HOMES[i][0] for i in ids if i in HOMES), None)

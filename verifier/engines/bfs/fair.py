@@ -24,7 +24,7 @@ def move_key(name: str, args: dict) -> tuple:
 
 def state_info(world, live, enabled: dict) -> tuple:
     """What liveness needs of one state: (its enabled progress-move keys, {property: the pending
-    obligation's message}, [properties whose premise holds]). `enabled` maps each action to its
+    obligation's message}, [premise counters reached: properties' and their cases']). `enabled` maps each action to its
     moves in this state (computed once for the state's expansion; `progress_moves` reads them
     through the world's `moves`)."""
     world.moves = lambda name: enabled.get(name, ())       # an instance attribute: clones skip it
@@ -34,8 +34,7 @@ def state_info(world, live, enabled: dict) -> tuple:
         del world.moves
     pending, premised = {}, []
     for p in live:
-        if p.premise is None or p.premise(world, None):
-            premised.append(p.name)
+        premised += (p.name,) if p.premise is None else p.reached(p.premise(world, None))
         msg = p.check(world, None)
         if msg:
             pending[p.name] = msg

@@ -49,7 +49,7 @@ from verifier.runtime import interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.worlds import make_world_for
 
-FORMAT = 7
+FORMAT = 8
 CACHE_ENV = "TASKMODEL_GRAPH_CACHE"
 ROOT = Path(__file__).resolve().parents[3]
 # The harness caches what `decode_task_ref` answered across states (`Harness._raw`), so the store
@@ -267,9 +267,9 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                             if todo is None:
                                 todo = todo_by[facets, name] = [e for e in entries if e[3].may_read(facets, name)]
                         premised, failed = [], []
-                        for pname, pre, check, _ in todo:
-                            if pre is not None and pre(c, step):
-                                premised.append(pname)
+                        for pname, pre, check, p in todo:
+                            if pre is not None:
+                                premised += p.reached(pre(c, step))
                             if check(c, step):
                                 failed.append(pname)
                                 answered.add(pname)
@@ -609,7 +609,7 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                         n, _, _, premised = profiles[pid]
                         s.generated += n
                         if premised and checker.open:
-                            closed = checker.closed
+                            closed = checker.closed_counters
                             for pname, k in premised:
                                 if pname not in closed:
                                     premise[pname] = premise.get(pname, 0) + k
@@ -667,7 +667,7 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                         for f in forms:
                                             s.forms[f] = s.forms.get(f, 0) + 1
                                         if checker.open:
-                                            for pname in premised - checker.closed:
+                                            for pname in premised - checker.closed_counters:
                                                 premise[pname] = premise.get(pname, 0) + 1
                                         c, cg = None, succ
                                     else:
@@ -689,6 +689,9 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                         out_edges.append((cid, name, args))
                         except (KeyboardInterrupt, _Stop):
                             raise
+                        except watchdog.CapReached as e:    # the command's cap, in the middle of a state
+                            s.capped = f"{TIME_CAP} ({e})"
+                            raise _Stop from None
                         except BaseException as e:      # an amendment's rule or the model raised, exited or hung
                             tallied(True)               # raising where the baseline answered differs (as in the shadow)
                             s.fault = fault_at(s, sid, here, e)

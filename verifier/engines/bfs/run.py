@@ -7,16 +7,16 @@ import time
 
 from properties.base import load_catalogue
 
-from verifier.engines.bfs import coverage
+from verifier.engines.bfs import merge
 from verifier.engines.bfs import incremental as incremental_search
 from verifier.engines.bfs.partition import LocalPool, judge
 from verifier.engines.bfs.search import _by_name, _judged, _picklable, plan, result_of
 from verifier.runtime import scopes
-from verifier.runtime.budgets import DEFAULT_CAP, GRAPH_BUILD_MIN_CAP
+from verifier.runtime.budgets import GRAPH_BUILD_MIN_CAP, NO_CAP
 
 
 def _search_job(variant, scope, names, rename, until, max_states, max_depth, shadow, incremental=False,
-                budget=DEFAULT_CAP, por=True):
+                budget=NO_CAP, por=True):
     """One search in a worker process (properties are named, not pickled), until the monotonic
     time `until` (the whole check's deadline: a search that starts late has what is left)."""
     catalogue = load_catalogue()
@@ -41,51 +41,40 @@ def _judge(incremental: bool, variant, budget: float, por: bool = True):
 
 def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progress=None, props=None,
             max_states=None, max_depth=None, shadow=False, incremental=False, por=True):
-    """Exhaustive search of a variant (an Amendment subclass or None) at a scope; a CheckResult
-    with `states` (generated, distinct, depth, complete, per scope) and `faults`. With `incremental`,
-    an amendment is searched from the baseline's stored graph (`incremental`), one scope at a time.
+    """Exhaustive search of a variant (an Amendment subclass or None) at a scope, or at every scope of
+    the plan (`search.plan`), each property's verdicts merged (`merge.joined`); a CheckResult with
+    `states` (generated, distinct, depth, complete, per scope) and `faults`. With `incremental`, an
+    amendment is searched from the baseline's stored graph (`incremental`), one scope at a time.
     `por`: searches reduced by the partial-order reduction where they may be (`ample`; `--no-por`)."""
     started = time.monotonic()
     catalogue = list(props) if props is not None else list(load_catalogue().values())
     jobs_plan = plan(scope, catalogue)
-    also = coverage.also_jobs(jobs_plan) if scope is None else []
-    results, extra = [], []
-    if jobs > 1 and len(jobs_plan) == 1 and _by_name(jobs_plan[0][1]) and not also:
+    if jobs > 1 and len(jobs_plan) == 1 and _by_name(jobs_plan[0][1]):
         sc, ps = jobs_plan[0]
         with LocalPool(jobs) as pool:
-            results.append(judge(variant, sc, ps, pool, symmetry, budget, max_states, max_depth, progress, shadow))
+            results = [judge(variant, sc, ps, pool, symmetry, budget, max_states, max_depth, progress, shadow)]
             if por:
                 results[-1][0].por = "off: a search split across workers (--jobs) is not reduced"
-    elif jobs > 1 and len(jobs_plan) + len(also) > 1 and _picklable(variant):
+    elif jobs > 1 and len(jobs_plan) > 1 and _picklable(variant):
         from concurrent.futures import ProcessPoolExecutor
         until = started + budget
-        every = jobs_plan + also
-        with ProcessPoolExecutor(max_workers=min(jobs, len(every))) as pool:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(jobs_plan))) as pool:
             # The composed scope's search, the longest, first, and host-small, which judges most
-            # properties, next (under a short cap it must not wait), then the two requests': the homes'
-            # searches follow on whichever worker is free.
+            # properties, next (under a short cap it must not wait), then the two requests': the
+            # others follow on whichever worker is free.
             first = (scopes.DEFAULT_COMPOSED, scopes.DEFAULT_HOST, *scopes.ALSO)
-            order = sorted(range(len(every)), key=lambda i: first.index(every[i][0].name)
-                           if every[i][0].name in first else len(first))
-            futs = {i: pool.submit(_search_job, variant, every[i][0], [p.name for p in every[i][1]],
+            order = sorted(range(len(jobs_plan)), key=lambda i: first.index(jobs_plan[i][0].name)
+                           if jobs_plan[i][0].name in first else len(first))
+            futs = {i: pool.submit(_search_job, variant, jobs_plan[i][0], [p.name for p in jobs_plan[i][1]],
                                    symmetry, until, max_states, max_depth, shadow, incremental, budget, por)
                     for i in order}
-            got = [futs[i].result() for i in range(len(every))]
-            results, extra = got[:len(jobs_plan)], got[len(jobs_plan):]
+            results = [futs[i].result() for i in range(len(jobs_plan))]
     else:
+        results = []
         for sc, ps in jobs_plan:
             # Each search does all its work; the cap is one deadline over them all, not shares of it.
             left = max(0.0, started + budget - time.monotonic())
-            results.append(_judge(incremental, variant, budget, por)(variant, sc, ps, symmetry, left, max_states, max_depth,
-                                                             progress, shadow))
-        extra = coverage.searched(_judge(incremental, variant, budget, por), variant, also, symmetry, started, budget,
-                                  max_states, max_depth, progress, shadow)
-    if extra:
-        results = coverage.merged(results, extra)
-    idle = coverage.idle_overrides(results) if scope is None and variant is not None and shadow else []
-    if idle:
-        extra = coverage.searched(_judge(incremental, variant, budget, por), variant, coverage.coverage_jobs(jobs_plan, idle),
-                                  symmetry, started, budget, max_states, max_depth, progress)
-        results = coverage.merged(results, extra)
-    return result_of(variant, results, catalogue, budget, started,
+            results.append(_judge(incremental, variant, budget, por)(variant, sc, ps, symmetry, left, max_states,
+                                                                     max_depth, progress, shadow))
+    return result_of(variant, merge.joined(results), catalogue, budget, started,
                      work={"max_states": max_states, "max_depth": max_depth, "symmetry": symmetry, "por": por})

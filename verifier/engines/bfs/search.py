@@ -25,7 +25,7 @@ from properties.base import FACETS, guard_facets, load_catalogue
 
 from verifier.runtime import faults, interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
-from verifier.runtime.results import CheckResult, PropertyVerdict
+from verifier.runtime.results import CheckResult, PropertyVerdict, vacuity
 from verifier.runtime.replay import run_trace
 from verifier.engines.bfs import ample, fair
 from verifier.runtime import scopes
@@ -149,6 +149,9 @@ def search(make_world, props, scope: scopes.Scope, rename: bool = True, deadline
                                     out_edges.append((cid, name, args))
                     except (KeyboardInterrupt, _Stop):
                         raise
+                    except watchdog.CapReached as e:    # the command's cap, in the middle of a state: named
+                        s.capped = f"{TIME_CAP} ({e})"
+                        raise _Stop from None
                     except BaseException as e:      # an amendment's rule or the model raised, exited or hung
                         s.fault = fault_at(s, sid, here, e)
                         raise _Stop from None
@@ -201,7 +204,8 @@ def finish(s: Search, safety, live, graph) -> None:
         with quiet_gc():        # the lasso search makes no cycles, and collections would walk the graph
             for p in live:
                 s.liveness[p.name] = graph.fair_violation(p.name)
-                s.premise[p.name] = graph.premise_count(p.name)
+                for k in p.counter_keys():
+                    s.premise[k] = graph.premise_count(k)
 
 
 @contextmanager
@@ -314,6 +318,7 @@ class Checker:
         self.guards = guards
         self.props = {p.name: p for p in safety}
         self.entries = [(p.name, p.premise, p.check) for p in safety]
+        self._counters = {p.name: p.counter_keys() for p in safety}
         self._todo: dict = {}      # (facets, action) -> the entries such a step may concern
         self.reopen(self.entries)
 
@@ -321,6 +326,8 @@ class Checker:
         """The open properties are now `entries` [(name, premise, check)], in the catalogue's order."""
         self.open = entries
         self.closed = {x[0] for x in self.entries} - {x[0] for x in entries}
+        # with its cases' counters: a closed property's premise is no longer counted, cases too
+        self.closed_counters = {k for n in self.closed for k in self._counters[n]}
 
     def check(self, world, step, sid, name, args):
         s = self.s
@@ -335,17 +342,18 @@ class Checker:
                 todo = self._todo[key] = [x for x in self.entries if props[x[0]].may_read(*key)]
         else:
             todo = self._verified(world, step, name, facets)
-        premise, closed, shut = s.premise, self.closed, False
+        premise, closed, shut, props = s.premise, self.closed, False, self.props
         for pname, pre, check in todo:
             try:
-                reached = pre is not None and pre(world, step)
+                got = pre is not None and pre(world, step)
                 msg = check(world, step)
+                if pname in closed:
+                    continue
+                if got:
+                    for k in props[pname].reached(got):
+                        premise[k] = premise.get(k, 0) + 1
             except Exception as e:
                 raise CheckFault(pname, e) from None
-            if pname in closed:
-                continue
-            if reached:
-                premise[pname] = premise.get(pname, 0) + 1
             if msg:
                 s.found[pname] = Found(msg, sid, (name, dict(args)), time.monotonic() - s.started)
                 s.checks[pname] = s.generated
@@ -411,18 +419,25 @@ def split_catalogue(catalogue):
 
 
 def plan(scope_spec, catalogue):
-    """[(scope, properties)]: one given scope judges every property; by default the host scope
-    judges the host's, the composed scope the harness's, and a property with a home
-    (`scopes.HOMES`: its premise needs what its side's scope leaves out) is judged there alone."""
+    """[(scope, properties)]: one given scope judges every property; by default every scope of
+    `scopes.plan_specs` judges every property of its side (the host's at a host scope, the harness's
+    at a composed one; no liveness property where the scope is bounded by depth, for a lasso needs the
+    whole graph), but a `scopes.PARTIAL` home judges only the properties homed there. A property's
+    verdicts over the scopes are merged (`merge.joined`)."""
     if scope_spec:
         return [(scopes.parse(scope_spec), list(catalogue))]
     host, harness = split_catalogue(catalogue)
-    groups: dict[str, list] = {scopes.DEFAULT_HOST: [], **{spec: [] for spec, _ in scopes.HOMES.values()},
-                               scopes.DEFAULT_COMPOSED: []}
-    for side, props in ((scopes.DEFAULT_HOST, host), (scopes.DEFAULT_COMPOSED, harness)):
-        for p in props:
-            groups[scopes.home(p.ids) or side].append(p)
-    return [(scopes.parse(spec), props) for spec, props in groups.items() if props]
+    out = []
+    for spec in scopes.plan_specs():
+        sc = scopes.parse(spec)
+        side = harness if sc.composed else host
+        if spec in scopes.PARTIAL:
+            props = [p for p in side if scopes.home(p.ids) == spec]
+        else:
+            props = [p for p in side if sc.depth is None or p.kind != "liveness"]
+        if props:
+            out.append((sc, props))
+    return out
 
 
 def _judged(variant, scope, props, rename, seconds, max_states, max_depth, progress, shadow=False, por=False):
@@ -536,7 +551,8 @@ def verdicts_of(s: Search, make_world, props) -> list:
         if lasso is not None:
             trace, message, loop = _lasso(make_world, s, lasso, p)
         premise = s.premise.get(p.name, 0)
-        reached = premise or p.premise is None
+        empty = vacuity(p, s.premise)
+        reached = empty is None
         if trace is not None and message is None:
             verdict, message = "tool-error", "the search's trace does not replay in the model (an engine bug)"
             trace = None
@@ -556,13 +572,14 @@ def verdicts_of(s: Search, make_world, props) -> list:
         if s.bounded and p.kind == "liveness" and verdict != "refuted":
             verdict = "undetermined"      # a lasso needs the whole graph
         if verdict in ("proved", "proved-bounded", "vacuous"):
-            message = scope_words if verdict != "vacuous" else f"premise never reached {scope_words}"
+            message = scope_words if verdict != "vacuous" else f"{empty} {scope_words}"
         elif verdict == "undetermined":
             message = bound_words if not s.bounded else f"liveness needs the whole graph; {scope_words}"
         v = PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict, message, trace, premise,
-                            s.checks.get(p.name, 0))
+                            s.checks.get(p.name, 0), p.case_counts(s.premise))
         v.loop = loop
         v.scope = s.scope.name            # the world its trace replays in (model.snapshot's scope)
+        v.bounded = s.bounded             # searched to a depth bound: a proof merged with it is bounded
         out.append(v)
     return out
 

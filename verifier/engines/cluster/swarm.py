@@ -169,7 +169,7 @@ def _bounded(job: Job) -> Report:
     breadth first (a queue), every state and step property checked on every transition."""
     from model.snapshot import clone, fingerprint
     from model.world import action_table
-    from properties.base import load_catalogue
+    from properties.base import count_premise, load_catalogue
 
     from verifier.runtime import faults
     from verifier.engines.bfs import search as bfs
@@ -209,8 +209,8 @@ def _bounded(job: Job) -> Report:
                     report.steps += 1
                     moved = path + ((name, dict(args)),)
                     for p in list(open_props):
-                        if p.premise is not None and p.premise(c, step):
-                            report.premise[p.name] = report.premise.get(p.name, 0) + 1
+                        if p.premise is not None:
+                            count_premise(report.premise, p, p.premise(c, step))
                         msg = p.check(c, step)
                         if msg:
                             report.found.append(Found(p.name, list(moved), scope.name, msg, report.job))
@@ -266,7 +266,7 @@ def distinct(found: list) -> list:
 def result_of(variant, name, final, found, reports, catalogue, seed, budget, started):
     """The CheckResult of the swarm (engine "swarm"), every counterexample replayed in the model
     before it is reported, and the replayed traces to store: (property, history, scope, meta)."""
-    from verifier.runtime.results import CheckResult, PropertyVerdict
+    from verifier.runtime.results import CheckResult, PropertyVerdict, vacuity
     from verifier.runtime.faults import Fault
     from verifier.runtime.replay import run_trace
     from verifier.runtime.worlds import world_at
@@ -301,11 +301,13 @@ def result_of(variant, name, final, found, reports, catalogue, seed, budget, sta
         elif v is not None:
             verdict = "refuted" if p.asserted else "known-gap"
         else:
-            verdict = "undetermined" if faults or capped else ("holds" if n or p.premise is None else "vacuous")
+            empty = vacuity(p, premise)
+            verdict = "undetermined" if faults or capped else ("holds" if empty is None else "vacuous")
+            message = empty if verdict == "vacuous" else message
         if verdict == "undetermined" and capped and not faults:
             message = f"{TIME_CAP}: {capped} of {len(reports)} searches cut before their work was done"
         pv = PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict,
-                             message, v.history if v is not None else None, n)
+                             message, v.history if v is not None else None, n, cases=p.case_counts(premise))
         pv.scope = scope              # a bounded search's trace replays at its scope
         verdicts.append(pv)
     result = CheckResult(variant=name, engine="swarm", seed=seed, budget_s=budget,

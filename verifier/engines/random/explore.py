@@ -22,7 +22,8 @@ from verifier.runtime.checking import Observations, OutOfBudget, Violation, chec
 from verifier.runtime.faults import ModelFault, fault_of
 from verifier.engines.random.shorten import shorten
 from verifier.runtime.replay import shrink_fault, until
-from verifier.runtime.results import CheckResult, PropertyVerdict
+from verifier.runtime.results import CheckResult, PropertyVerdict, vacuity
+from verifier.runtime.watchdog import CapReached
 from verifier.runtime.worlds import guarded_factory, world_factory
 
 
@@ -120,11 +121,15 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     asserted = {p.name for p in catalogue if p.asserted}
     obs = Observations(deadline=started + budget)     # in chunk mode, the outer cap only
     refuted: dict[str, Violation] = {}
-    scenarios = play_scenarios(make_world, catalogue, asserted, obs, refuted) if stories else 0
+    cut = None          # the watchdog's CapReached: the cap passed in the middle of a step, which it names
+    try:
+        scenarios = play_scenarios(make_world, catalogue, asserted, obs, refuted) if stories else 0
+    except CapReached as e:
+        scenarios, cut = obs.examples, e
     search_until = started + budget * (1 - shrink_share) if chunks is None else started + budget
     chunk, capped = 0, False
     stopped = "a fault" if obs.faults else ""
-    while not stopped and time.monotonic() < search_until and (chunks is None or chunk < chunks):
+    while not stopped and not cut and time.monotonic() < search_until and (chunks is None or chunk < chunks):
         interrupt.check()
         if chunks is None and not asserted and any(p.asserted for p in catalogue):
             stopped = "every asserted property is refuted"
@@ -150,9 +155,9 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
                 asserted.discard(v.prop.name)
             if obs.faults:
                 stopped = "a fault"
-            elif v is None and (isinstance(e, OutOfBudget) or
+            elif v is None and (isinstance(e, (OutOfBudget, CapReached)) or
                                 (obs.deadline is not None and time.monotonic() > obs.deadline)):
-                capped = True
+                capped, cut = True, e if isinstance(e, CapReached) else None
                 break
             elif v is None:             # an error of the engine itself: a fault, never a verdict
                 obs.fault(fault_of(e, [], "the exploration"))
@@ -170,13 +175,14 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     truncated = chunks is not None and (capped or chunk < chunks) and not stopped
     if truncated:
         done = chunk - 1 if capped else chunk
-        stopped = f"{TIME_CAP}: {done} of {chunks} chunks ({obs.examples} examples) before the {budget:g}-s cap"
+        stopped = f"{TIME_CAP}: {done} of {chunks} chunks ({obs.examples} examples) before the cap"
+        stopped += f" ({cut})" if cut else ""
     replay_world = until(make_world, started + budget)
     loops, shortened = {}, {}
     for name, (msg, hist) in sorted(traces.items(), key=lambda kv: (len(kv[1][1]), kv[0])):
         try:
             got = shorten(make_world, replay_world, variant_run, base_params, catalogue, name, hist)
-        except OutOfBudget:             # the cap is reached: the traces found so far stand as found
+        except (OutOfBudget, CapReached):   # the cap is reached: the traces found so far stand as found
             if chunks is not None and not stopped:
                 stopped = f"{TIME_CAP} while shrinking: some traces are as found, not shortest"
             break
@@ -192,19 +198,23 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     for p in catalogue:
         msg, hist = traces.get(p.name, (None, None))
         premise = obs.premise_counts.get(p.name, 0)
+        empty = vacuity(p, obs.premise_counts)
         if p.asserted:
-            verdict = "refuted" if p.name in refuted else ("holds" if premise or p.premise is None else "vacuous")
+            verdict = "refuted" if p.name in refuted else ("holds" if empty is None else "vacuous")
             if verdict == "holds" and (truncated or faults):
                 verdict = "undetermined"
                 msg = msg or (stopped if truncated else None)
         elif p.kind == "witness":
             verdict = "reached" if hist is not None else ("unreached" if not faults else "undetermined")
         else:
-            verdict = "known-gap" if hist is not None else ("holds" if premise or p.premise is None else "vacuous")
+            verdict = "known-gap" if hist is not None else ("holds" if empty is None else "vacuous")
             if verdict == "holds" and faults:
                 verdict = "undetermined"
+        if verdict == "vacuous":
+            msg = f"{empty} in {obs.examples} examples"
         verdicts.append(PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict,
-                                        msg, hist, premise, obs.checks.get(p.name, 0)))
+                                        msg, hist, premise, obs.checks.get(p.name, 0),
+                                        p.case_counts(obs.premise_counts)))
         verdicts[-1].loop = loops.get(p.name)
     params = _params(variant, base_params)
     return CheckResult(
