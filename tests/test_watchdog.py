@@ -6,7 +6,7 @@ import time
 import pytest
 
 from verifier.cli import main
-from verifier.runtime.watchdog import StepTimeout, Watchdog, current
+from verifier.runtime.watchdog import GRACE, CapReached, StepTimeout, Watchdog, current
 
 
 def test_a_busy_step_is_interrupted():
@@ -88,3 +88,67 @@ def test_a_step_blocked_without_using_the_cpu_is_stopped_by_the_backstop():
 def test_the_default_backstop_is_far_above_the_limit():
     dog = Watchdog(5.0)
     assert dog.backstop(5.0) == 60.0 and dog.backstop(0.5) == 60.0 and dog.backstop(10.0) == 120.0
+
+
+def test_a_step_blocked_across_the_cap_is_stopped_there_naming_what_ran():
+    def nap():
+        time.sleep(30)
+    with Watchdog(5.0, deadline=time.monotonic() + 0.3) as dog:
+        started = time.monotonic()
+        with pytest.raises(CapReached, match="nap"):
+            with dog.bounded():
+                nap()
+        assert time.monotonic() - started < 2
+
+
+def test_the_steps_after_the_cap_share_a_grace_and_the_writers_get_their_own():
+    with Watchdog(5.0, deadline=time.monotonic() - 1) as dog:
+        for _ in range(100):         # quick steps after the deadline spend next to nothing of it
+            with dog.bounded():
+                pass
+        started = time.monotonic()
+        with pytest.raises(CapReached):
+            with dog.bounded():      # a blocked one spends it all...
+                time.sleep(30)
+        assert time.monotonic() - started < GRACE + 1
+        with pytest.raises(CapReached):
+            with dog.bounded():      # ...and the next is refused at once
+                pass
+        dog.renew_grace()
+        with dog.bounded():
+            pass
+
+
+def test_without_a_cap_a_blocked_step_meets_only_the_backstop():
+    with Watchdog(0.2, blocked=0.5) as dog:
+        assert dog.deadline is None
+        with pytest.raises(StepTimeout, match="blocked"):
+            with dog.bounded():
+                time.sleep(30)
+
+
+SLEEPY = ("import time\nfrom model.amend import Amendment\n\n\nclass Sleepy(Amendment):\n    name = 'sleepy'\n\n"
+          "    def on_request_cancelled(self, world, q, cause):\n        time.sleep(30)\n"
+          "        return super().on_request_cancelled(world, q, cause)\n")
+
+
+@pytest.mark.parametrize("engine", [["--engine", "hypothesis"], ["--engine", "bfs"], []],
+                         ids=["hypothesis", "bfs", "amendment-default"])
+def test_a_rule_that_sleeps_is_stopped_by_the_budget_and_named(capsys, tmp_path, monkeypatch, engine):
+    """Sleeping uses no CPU: only the wall-clock cap stops it, at the cap, as undetermined (time cap)
+    naming the rule, never a fault; the graph store is not built under so short a cap."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TASKMODEL_GRAPH_CACHE", str(tmp_path / "graphs"))
+    (tmp_path / "sleepy.py").write_text(SLEEPY)
+    started = time.monotonic()
+    code = main(["check", "--variant", "sleepy.py", *engine, "--budget", "3", "--json"])
+    elapsed = time.monotonic() - started
+    out, err = capsys.readouterr()
+    assert code == 2, err
+    got = json.loads(out)
+    assert elapsed < 30
+    for r in got["results"]:
+        assert not r["faults"] and r["budget"]["seconds"] == 3
+        assert "time cap" in r["stopped"] and "on_request_cancelled (sleepy.py:9)" in r["stopped"], r["stopped"]
+    verdicts = {p["verdict"] for r in got["results"] for p in r["properties"]}
+    assert "undetermined" in verdicts and not verdicts & {"holds", "proved", "refuted"}

@@ -12,8 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from verifier.runtime.budgets import (DEFAULT_CAP, DEFAULT_EXAMPLES, DEFAULT_RLIMIT, DEFAULT_Z3_CAP,
-                                      EXAMPLES_PER_CHUNK)
+from verifier.runtime.budgets import DEFAULT_EXAMPLES, DEFAULT_RLIMIT, EXAMPLES_PER_CHUNK
 from verifier.runtime.exitcodes import EXIT_FAULT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 
 EXIT_CODES = """exit codes:
@@ -64,9 +63,10 @@ def build_parser() -> Parser:
                          f"explored in chunks of {EXAMPLES_PER_CHUNK}); with the seed, the same answer on any machine")
     ck.add_argument("--max-states", type=int, default=None, metavar="N",
                     help="bfs: the work budget, distinct states per scope (default: none, every search completes)")
-    ck.add_argument("--budget", type=float, default=DEFAULT_CAP,
-                    help=f"an outer wall-clock cap for the whole check (default {DEFAULT_CAP:g} s; at most a day): "
-                         "work it cuts short is undetermined (time cap), never another verdict")
+    ck.add_argument("--budget", type=float, default=None, metavar="S",
+                    help="an outer wall-clock cap for the whole check, opt-in (default: none, the work budgets "
+                         "bound it; at most a day): a step running when it passes is stopped, and the work it "
+                         "cuts short is undetermined (time cap), never another verdict")
     ck.add_argument("--seed", type=int, default=0, help="the exploration's seed (default 0)")
     ck.add_argument("--steps", type=int, default=40, help="steps per explored example (default 40; at most 1000)")
     ck.add_argument("--step-timeout", type=float, default=5.0, metavar="S",
@@ -94,9 +94,9 @@ def build_parser() -> Parser:
     ck.add_argument("--rlimit", type=int, default=None, metavar="N",
                     help=f"Z3: the work budget, solver resource units per query (default {DEFAULT_RLIMIT:,}); "
                          "a query that runs out is undetermined")
-    ck.add_argument("--timeout", type=float, default=DEFAULT_Z3_CAP,
-                    help=f"Z3: an outer wall-clock cap for its check (default {DEFAULT_Z3_CAP:g} s); what it cuts "
-                         "short is undetermined (time cap)")
+    ck.add_argument("--timeout", type=float, default=None, metavar="S",
+                    help="Z3: an outer wall-clock cap for its check (default: none, or what --budget leaves); "
+                         "what it cuts short is undetermined (time cap)")
     ck.add_argument("--expect", action="store_true",
                     help="exit 0 exactly when every expectation of the variant (its `expect`) is met, else 1")
     ck.add_argument("--json", action="store_true", help="print the result as one JSON object "

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from pathlib import Path
 
-from verifier.runtime.budgets import DEFAULT_EXAMPLES, DEFAULT_RLIMIT, EXAMPLES_PER_CHUNK, chunks_for
+from verifier.runtime.budgets import DEFAULT_EXAMPLES, DEFAULT_RLIMIT, EXAMPLES_PER_CHUNK, NO_CAP, chunks_for
 from verifier.runtime.exitcodes import EXIT_OK, UsageError
 from verifier.runtime.files import write_atomic
 from verifier.runtime.results import (SCHEMA_VERSION, combined, exit_code, expectations, result_json,
@@ -196,10 +197,11 @@ def print_result(result, con, told: dict | None = None, paths: dict | None = Non
         con.print(f"bounds: {', '.join(f'{k}={v}' for k, v in b.items())}")
     if result.work:
         con.print(f"work budget: {work_words(result.engine, result.work)}")
+    cap = "none" if result.budget_s is None else f"{result.budget_s:g} s"
     if result.engine == "z3":
-        con.print(f"time cap: {result.budget_s:g} s of Z3 wall clock, used {result.elapsed_s:.1f} s")
+        con.print(f"time cap: {cap} of Z3 wall clock, used {result.elapsed_s:.1f} s")
     else:
-        con.print(f"time cap: {result.budget_s:g} s, used {result.elapsed_s:.1f} s; seed {result.seed}; "
+        con.print(f"time cap: {cap}, used {result.elapsed_s:.1f} s; seed {result.seed}; "
                   f"{result.examples} examples, {result.steps} steps ({result.steps_per_second:.0f} steps/s)")
     if result.stopped:
         con.print(f"stopped early: {result.stopped}")
@@ -262,7 +264,9 @@ def _told(make_world, trace) -> list[tuple[str, list[str]]]:
 def _check_limits(args) -> None:
     """Refuse what cannot be a meaningful bound: zero, negative, NaN, infinite or absurd values."""
     from verifier.cli.preflight import DAY, seconds, whole_numbers
-    seconds(("--budget", args.budget, DAY), ("--timeout", args.timeout, DAY), ("--step-timeout", args.step_timeout, 3600.0))
+    seconds(*((flag, value, high) for flag, value, high in (
+        ("--budget", args.budget, DAY), ("--timeout", args.timeout, DAY), ("--step-timeout", args.step_timeout, 3600.0))
+        if value is not None))
     whole_numbers(*((flag, value, high) for flag, value, high in (
         ("--steps", args.steps, 1_000), ("--depth", args.depth, 1_000), ("--jobs", args.jobs, 256),
         ("--examples", args.examples, 10_000_000), ("--max-states", args.max_states, 10 ** 9),
@@ -303,15 +307,22 @@ def cmd_check(args) -> int:
     engines = _engines(args)
     results = []
     started = time.monotonic()
-    with Watchdog(args.step_timeout):
+    cap = NO_CAP if args.budget is None else args.budget
+    # The watchdog holds the cap too: a step blocked across it is stopped there (a rule that sleeps
+    # uses no CPU, and the engines see the time only between steps).
+    with Watchdog(args.step_timeout, deadline=None if args.budget is None else started + args.budget) as dog:
         for engine in engines:
             # Each engine does its whole work budget (the author's default: every exhaustive search
-            # to completion first, then the random examples); the cap bounds them all together.
-            args.cap_left = max(1.0, args.budget - (time.monotonic() - started))
+            # to completion first, then the random examples); the cap, when asked for, bounds them all.
+            args.cap_left = max(0.0, round(cap - (time.monotonic() - started), 2))
             got = _run_engine(engine, variant, args, strict=args.engine != "all")
             if got is not None:
                 results.append(got)
+        dog.renew_grace()
         paths, told = counterexample_folders(variant, results, args)
+    for r in results:   # the command's cap, not the share each engine had (Z3: its own); none is null
+        cap = r.budget_s if r.engine == "z3" else args.budget
+        r.budget_s = cap if cap is not None and math.isfinite(cap) else None
     expected = expectations(variant, results)
     code = exit_code([combined(results)] if args.engine is None and len(results) > 1 else results,
                      expected if expected_only else None)
@@ -411,9 +422,10 @@ def _explore(variant, args, beat):
 def counterexample_folders(variant, results, args):
     """Write a folder per refuted property, known gap and witness (by default under out/), and tell
     each refuted property's steps with what they changed."""
+    from verifier.runtime.budgets import TIME_CAP
+    from verifier.runtime.watchdog import CapReached
+    from verifier.runtime.worlds import guarded_factory, world_at, world_factory
     from verifier.writers import counterexamples
-    from verifier.runtime.worlds import guarded_factory, world_factory
-    from verifier.runtime.worlds import world_at
     paths, told = {}, {}
     default = guarded_factory(world_factory(variant))
     for r in results:
@@ -434,6 +446,8 @@ def counterexample_folders(variant, results, args):
             except Exception as e:      # a trace that no longer replays is told by its notes alone
                 print(f"taskmodel: {v.name}: the trace could not be written ({type(e).__name__}: {e})",
                       file=sys.stderr)
+            except CapReached as e:     # a step of its replay blocked past the cap (watchdog.GRACE)
+                print(f"taskmodel: {v.name}: the trace could not be written ({TIME_CAP}: {e})", file=sys.stderr)
     return paths, told
 
 
@@ -443,7 +457,8 @@ def _z3_result(variant, args):
         from verifier.engines.z3 import bridge as z3bridge
     except ImportError:
         raise UsageError("taskmodel: the z3 engine is not available in this build") from None
-    return engines.run("z3", variant, depth=args.depth or Z3_DEPTH, timeout=args.timeout,
+    timeout = args.cap_left if args.timeout is None else min(args.timeout, args.cap_left)
+    return engines.run("z3", variant, depth=args.depth or Z3_DEPTH, timeout=timeout,
                        rlimit=args.rlimit or DEFAULT_RLIMIT)
 
 

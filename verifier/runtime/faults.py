@@ -72,11 +72,20 @@ def _rank(path: Path) -> tuple[int, str]:
 
 def locate(exc: BaseException) -> str:
     """The innermost frame of an amendment, else of the model or the catalogue, else the innermost."""
-    frames = traceback.extract_tb(exc.__traceback__)
+    return _best(traceback.extract_tb(exc.__traceback__))
+
+
+def running(frame) -> str:
+    """What the code at `frame` (a signal handler's) is running, as `locate` names a fault's place:
+    "function (file:line)" of the innermost frame of an amendment, else of the model, else the innermost."""
+    return _best(traceback.extract_stack(frame), named=True)
+
+
+def _best(frames, named: bool = False) -> str:
     best: dict[int, str] = {}
     for fr in frames:
         rank, name = _rank(Path(fr.filename))
-        best[rank] = f"{name}:{fr.lineno}"
+        best[rank] = f"{fr.name} ({name}:{fr.lineno})" if named else f"{name}:{fr.lineno}"
     for rank in (2, 1, 0):
         if rank in best:
             return best[rank]

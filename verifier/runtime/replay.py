@@ -15,6 +15,7 @@ from properties.base import find
 
 from verifier.runtime.checking import Observations, OutOfBudget, Violation, check_liveness, check_step
 from verifier.runtime.faults import Fault, ModelFault
+from verifier.runtime.watchdog import CapReached
 
 
 @dataclass
@@ -140,7 +141,10 @@ def shrink_fault(make_world, fault: Fault, catalogue, deadline: float | None) ->
             if deadline is not None and time.monotonic() > deadline:
                 return best_fault
             cand = best[:i] + best[i + chunk:]
-            got = fault_of_moves(make_world, cand, catalogue) if cand else None
+            try:
+                got = fault_of_moves(make_world, cand, catalogue) if cand else None
+            except CapReached:               # the command's cap passed in a replay: the shortest so far
+                return best_fault
             if got is not None and got.signature() == fault.signature() and len(got.history) < len(best):
                 best, best_fault = list(got.history), got
             else:

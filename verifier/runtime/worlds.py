@@ -13,6 +13,7 @@ from verifier.runtime import scopes
 from verifier.runtime.checking import guard_world
 from verifier.runtime.exitcodes import UsageError
 from verifier.runtime.faults import ModelFault, fault_of
+from verifier.runtime.watchdog import CapReached
 
 
 def world_factory(variant=None, base_params=None):
@@ -34,7 +35,7 @@ def guarded_factory(make_world):
     def make():
         try:
             world = make_world()
-        except (KeyboardInterrupt, ModelFault):
+        except (KeyboardInterrupt, CapReached, ModelFault):
             raise
         except BaseException as e:
             raise ModelFault(fault_of(e, [], "building the initial world")) from e

@@ -173,6 +173,7 @@ class Expanded:
     forms: dict = field(default_factory=dict)
     info: tuple | None = None                        # fair.state_info, when liveness is judged
     fault: faults.Fault | None = None                # its history: the faulting move alone
+    capped: str = ""                                 # the command's cap passed while it was expanded
     overrides: dict | None = None                    # the shadow's counts during this expansion
 
 
@@ -254,6 +255,8 @@ def expand_shard(task: dict) -> list:
                             item.encodings[f] = encode(c)
             except KeyboardInterrupt:
                 raise
+            except watchdog.CapReached as e:    # not expanded: the search stops here, the cap named
+                item.capped = str(e)
             except BaseException as e:      # noqa: B036 -- a rule raised, exited or hung: a fault
                 item.fault = _fault(here, e)
             item.generated = tally.generated
@@ -261,7 +264,7 @@ def expand_shard(task: dict) -> list:
                 now = recorder.summary()
                 item.overrides = {r: {k: now[r][k] - before[r][k] for k in now[r]} for r in now}
             out.append(item)
-            if item.fault is not None:
+            if item.fault is not None or item.capped:
                 break
     if held is None:
         forget_texts(pieces=False)      # the texts belong to this task's states; the pieces to the search
@@ -398,8 +401,8 @@ def _merge(s, frontier, results, seen, graph, open_names, overrides, max_states,
     made it first and kept it)]."""
     nxt = []
     for (sid, fp, _), item in zip(frontier, results):
-        if item is None:
-            s.capped = TIME_CAP
+        if item is None or item.capped:
+            s.capped = f"{TIME_CAP} ({item.capped})" if item is not None else TIME_CAP
             raise bfs._Stop
         if graph is not None and item.info is not None:
             graph.add_state(sid, item.info)

@@ -63,10 +63,13 @@ def query_rlimit(rlimit: int | None):
         _RLIMIT[0] = was
 
 
+MAX_MS = 2 ** 32 - 1     # TryFor's bound is an unsigned int of milliseconds: no cap (inf) is at most this
+
+
 def make_solver(seconds: float):
-    """A fresh bit-blasting solver bounded by `seconds` and the check's rlimit (the searches are not
+    """A fresh bit-blasting solver bounded by `seconds` (inf: no cap) and the check's rlimit (the searches are not
     incremental: the SAT-based QF_BV tactic is far faster here than the incremental SMT core)."""
-    ms = max(1, int(seconds * 1000))
+    ms = max(1, int(min(seconds * 1000, MAX_MS)))
     solver = z3.TryFor(z3.Tactic("qfbv"), ms).solver()
     if _RLIMIT[0]:
         solver.set("rlimit", _RLIMIT[0])
