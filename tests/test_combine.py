@@ -41,3 +41,14 @@ def test_a_witness_counts_once_reached(tmp_path):
 
 def test_a_missing_result_is_bad_input(tmp_path):
     assert main([str(tmp_path / "none.json")]) == 3
+
+
+def test_a_proof_that_counted_no_case_does_not_judge_an_id_with_cases(tmp_path, capsys):
+    z3 = payload("z3", {"ISO-1": "proved"})
+    bfs = payload("bfs", {"ISO-1": "vacuous"})
+    bfs["results"][0]["properties"][0]["cases"] = {"another tenant, by tasks/get": 0, "purged, by tasks/get": 2}
+    assert run(tmp_path, z3, bfs) == 2
+    assert "ISO-1: undetermined (bfs vacuous; z3 proved (no case counted))" in capsys.readouterr().out
+    bfs["results"][0]["properties"][0].update(verdict="proved", cases={"another tenant, by tasks/get": 1})
+    assert run(tmp_path, z3, bfs) == 0
+    assert run(tmp_path, payload("z3", {"OWN-1": "proved"})) == 0      # no cases: the proof judges it
