@@ -24,6 +24,7 @@ class Outcome:
     violation: Violation | None
     diverged_at: int | None = None     # index of the first step that is not enabled (-1: the initial state)
     reason: str = ""
+    reached: dict | None = None        # the premise counters the violating step reached (`count_premise`)
 
 
 def _substitute(args: dict, mapping: dict) -> dict:
@@ -67,10 +68,12 @@ def run_trace(make_world, moves, props, target: str | None = None, created=None,
             differs = compare(i + 1, world) if compare is not None else None
             if differs:
                 return Outcome(world, None, i, f"the state reached differs from the one recorded: {differs}")
+            before = dict(obs.premise_counts)
             check_step(world, step, props, asserted, obs)
         except Violation as v:
             if target is None or v.prop.name == target:
-                return Outcome(world, v)
+                return Outcome(world, v, reached={k: n - before.get(k, 0) for k, n in obs.premise_counts.items()
+                                                  if n > before.get(k, 0)})
         except ModelError as e:
             return Outcome(world, None, i, str(e))
     if liveness and (target is None or any(p.name == target and p.kind == "liveness" for p in props)):
