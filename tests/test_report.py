@@ -162,3 +162,10 @@ def test_report_bad_input_exits_3(tmp_path, monkeypatch, capsys):
     assert report.main(["--bogus"]) == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and "missing.json" in err[0] and "not JSON" in err[1]
+
+
+def test_a_propertys_premise_cases_show_how_many_were_reached_and_which_never():
+    from verifier.writers.report.tables import cases_cell
+    cell = cases_cell({"cases": {"purged, by tasks/get": 3, "another tenant, by tasks/get": 0}})
+    assert "1 of 2; never: another tenant, by tasks/get" in cell and "purged, by tasks/get: 3" in cell
+    assert cases_cell({"premise": 4}) == ""

@@ -82,10 +82,21 @@ def properties_table(result: dict, variant, link) -> str:
             f"<td><code>{h(p.get('name'))}</code></td><td>{h(', '.join(ids))}</td>"
             f"<td>{h(p.get('kind'))}</td><td>{verdict_badge(p.get('verdict'))}</td>"
             f"<td class=num>{h(p.get('length') if p.get('length') is not None else '')}</td>"
-            f"<td class=num>{h(p.get('premise', ''))}</td>"
+            f"<td class=num>{h(p.get('premise', ''))}</td><td>{cases_cell(p)}</td>"
             f"<td class=msg>{h(p.get('message') or '')}</td><td>{link(p)}</td></tr>")
-    return table(["property", "requirement ids", "kind", "verdict", "length", "premise reached", "message", "trace"],
-                 rows, "props")
+    return table(["property", "requirement ids", "kind", "verdict", "length", "premise reached", "premise cases",
+                  "message", "trace"], rows, "props")
+
+
+def cases_cell(p: dict) -> str:
+    """"k of n", and the cases never reached: a proof needs every one; the whole list one click away."""
+    cases = p.get("cases") or {}
+    if not isinstance(cases, dict) or not cases:
+        return ""
+    missing = [c for c, n in cases.items() if not n]
+    detail = "".join(f"<li>{h(c)}: {h(n)}</li>" for c, n in cases.items())
+    summary = f"{len(cases) - len(missing)} of {len(cases)}" + (f"; never: {'; '.join(missing)}" if missing else "")
+    return f"<details><summary>{h(summary)}</summary><ul>{detail}</ul></details>"
 
 
 def coverage_table(result: dict) -> str:
