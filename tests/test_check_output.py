@@ -104,9 +104,8 @@ def test_every_option_has_help():
 
 
 def test_heartbeat_on_a_log(capsys):
-    from verifier.cli.commands import Heartbeat
+    from verifier.cli.progress import Heartbeat
     beat = Heartbeat(every=0)
-    beat.tty = False
     beat.beat("exploring baseline")
     assert capsys.readouterr().err == "taskmodel: exploring baseline\n"
 

@@ -164,6 +164,8 @@ def build_parser() -> Parser:
     va.add_argument("--variant", default=None, help="validate against a built-in variant or path/to/amendment.py[:Class]")
     va.add_argument("--json", action="store_true", help="print the result as one JSON object")
     va.add_argument("--budget", type=float, default=60.0, help="wall-clock seconds (default 60); running out is undetermined")
+    va.add_argument("--allow-unmodelled", action="store_true",
+                    help="conform (exit 0) though some exchanges were not judged; they are still listed")
 
     ru = _parser(sub, "rules", "the rules and parameters an amendment may change")
     ru.add_argument("--world", action="store_true",

@@ -274,24 +274,6 @@ def _check_limits(args) -> None:
         if value is not None or flag not in ("--depth", "--examples", "--max-states", "--rlimit")))
 
 
-class Heartbeat:
-    """On a terminal a transient progress bar; elsewhere (CI logs) one line every few seconds."""
-
-    def __init__(self, every: float = 5.0):
-        import sys
-        import time
-        self.tty = sys.stderr.isatty()
-        self.every, self.clock = every, time.monotonic
-        self.last = self.clock()
-
-    def beat(self, text: str) -> None:
-        import sys
-        now = self.clock()
-        if not self.tty and now - self.last >= self.every:
-            self.last = now
-            print(f"taskmodel: {text}", file=sys.stderr, flush=True)
-
-
 def cmd_check(args) -> int:
     from rich.console import Console
 
@@ -365,10 +347,10 @@ def _engines(args) -> tuple[str, ...]:
 
 
 def _run_engine(engine: str, variant, args, strict: bool):
-    beat = Heartbeat()
+    from verifier.cli.progress import Heartbeat, SearchProgress
     name = getattr(variant, "name", "baseline")
     if engine == "hypothesis":
-        return _explore(variant, args, beat)
+        return _explore(variant, args, Heartbeat(bar=True))
     if engine == "bfs":
         from verifier import engines
         try:
@@ -379,10 +361,7 @@ def _run_engine(engine: str, variant, args, strict: bool):
             print("taskmodel: the bfs engine is not available in this build; skipped", file=sys.stderr)
             return None
         from verifier.runtime.scopes import ScopeError
-
-        def progress(s, queued):
-            beat.beat(f"bfs {name} at {s.scope.name}: {s.generated} states generated, {s.distinct} distinct, "
-                      f"{queued} queued, depth {s.depth}, {s.distinct / max(s.elapsed, 1e-9):.0f} states/s")
+        progress = SearchProgress(name)
         try:
             if getattr(args, "cluster", None):
                 from verifier.engines.cluster.check import bfs_on_cluster

@@ -31,9 +31,12 @@ from pathlib import Path
 from verifier.runtime.exitcodes import EXIT_OK, EXIT_REFUTED, EXIT_UNDETERMINED, UsageError
 from verifier.runtime.files import write_atomic
 from verifier.cli.gate_jobs import build_graph, explore_one, graph_jobs, search_plan, variant_of
+from verifier.cli.progress import EVERY, Heartbeat
 
-DEFAULTS = {"seed": 0, "chunks": 6, "examples_per_chunk": 25, "steps": 40, "budget_cap": 120,
-            "bfs": False, "bfs_budget_cap": 300,     # a manifest opts in to the exhaustive search ("bfs": true)
+# No wall-clock cap: the work (chunks, complete searches) bounds each variant. A manifest may name one
+# (`budget_cap` over a variant's exploration, `bfs_budget_cap` over each of its searches), as `--budget` does.
+DEFAULTS = {"seed": 0, "chunks": 6, "examples_per_chunk": 25, "steps": 40,
+            "bfs": False,             # a manifest opts in to the exhaustive search ("bfs": true)
             "coverage_factor": 4}     # a premise or action count falling by more than this is flagged
 BUILTIN_MANIFEST = "counterexamples/manifest.json"      # the CLI's default for --manifest
 
@@ -223,6 +226,7 @@ def _explore_local(pool, order: list, specs: dict, mine: dict, graphs: dict, job
     rank = sorted(order, key=lambda n: -len(needs[n]))         # stable: `order` within each count
     builds = {pool.submit(build_graph, scope, names): key for key, (scope, names, _) in graphs.items()}
     built, futures, running = set(), {}, set(builds)
+    beat = Heartbeat()
     while True:
         for n in rank:
             if len(running) >= jobs:
@@ -232,11 +236,17 @@ def _explore_local(pool, order: list, specs: dict, mine: dict, graphs: dict, job
                 running.add(futures[n])
         if not running:
             break
-        finished, running = wait(running, return_when=FIRST_COMPLETED)
+        finished, running = wait(running, timeout=EVERY, return_when=FIRST_COMPLETED)
         for f in finished:
             f.result()          # a build's or a variant's error is raised here
             if f in builds:
                 built.add(builds[f])
+        done = sum(f.done() for f in futures.values())
+        at_work = [n for n, f in futures.items() if f in running] + [
+            f"the baseline's graph at {graphs[k][0].name}" for f, k in builds.items() if f in running]
+        beat.beat(f"gate: {done} of {len(order)} variants done" +
+                  (f", {len(built)} of {len(graphs)} stored graphs built" if graphs else "") +
+                  (f"; at work: {', '.join(at_work)}" if at_work else ""))
     return {n: f.result() for n, f in futures.items()}
 
 
@@ -250,8 +260,6 @@ def run_gate(args) -> int:
     path = manifest_path(args)
     manifest = _load_manifest(path, args.record)
     settings = manifest["settings"]
-    if args.budget is not None:
-        settings["budget_cap"] = args.budget
     names = list(specs)
     if args.only is not None:
         unknown = [n for n in args.only if n not in names]
@@ -262,6 +270,9 @@ def run_gate(args) -> int:
     # (`settings["per_variant"][name]`, e.g. more chunks); the longest start first.
     mine = {n: {**settings, **settings.get("per_variant", {}).get(n, {}),
                 "incremental": getattr(args, "incremental", False)} for n in names}
+    if args.budget is not None:     # this run's cap, not the manifest's: never recorded
+        for n in names:
+            mine[n].update(budget_cap=args.budget, bfs_budget_cap=args.budget)
     order = sorted(names, key=lambda n: -mine[n]["chunks"] * mine[n]["steps"])
     classes = {n: variant_of(specs[n]) for n in names}
     for n in names:             # each variant's own scopes, refused here rather than in a worker

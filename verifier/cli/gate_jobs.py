@@ -6,7 +6,15 @@ from __future__ import annotations
 import time
 
 from verifier.runtime import scopes
+from verifier.runtime.budgets import NO_CAP
 from verifier.runtime.exitcodes import UsageError
+from verifier.runtime.watchdog import Watchdog
+
+
+def capped(seconds: float | None) -> Watchdog:
+    """The watchdog of one exploration or search of the gate's: each step bounded as `check` bounds
+    it, and a cap (`budget_cap`, `bfs_budget_cap`: opt-in) from now on, which a blocked step too meets."""
+    return Watchdog(deadline=None if seconds is None else time.monotonic() + seconds)
 
 
 def variant_of(spec: str):
@@ -27,8 +35,10 @@ def variant_of(spec: str):
 def explore_one(spec: str, settings: dict) -> dict:
     from verifier.engines.random.explore import explore
     v = variant_of(spec)
-    r = explore(v, budget=settings["budget_cap"], seed=settings["seed"], step_count=settings["steps"],
-                examples_per_chunk=settings["examples_per_chunk"], chunks=settings["chunks"])
+    cap = settings.get("budget_cap")
+    with capped(cap):
+        r = explore(v, budget=NO_CAP if cap is None else cap, seed=settings["seed"], step_count=settings["steps"],
+                    examples_per_chunk=settings["examples_per_chunk"], chunks=settings["chunks"])
     got = {"variant": getattr(v, "name", "baseline"), "elapsed": round(r.elapsed_s, 2), "steps": r.steps,
            "verdicts": {x.name: x.verdict for x in r.verdicts},
            "lengths": {x.name: x.length for x in r.verdicts if x.length is not None},
@@ -49,29 +59,35 @@ def search_one(v, settings: dict, only: str | None = None) -> dict:
     variant at host-small, and at composed-small for the client variants, with the properties `check`
     judges there, then, at each of the variant's own `bfs_scopes`, the properties of the ids named for it; each
     recorded under the scope's spec (`only`: at the scope of that name alone)."""
-    from verifier.engines.bfs import incremental, search as bfs
     out = {}
+    cap = settings.get("bfs_budget_cap")
     for scope, props in search_plan(v, settings):
         if only is not None and scope.name != only:
             continue
-        # from the baseline's stored graph: at the default scopes, built by `graph_jobs` before this
-        # search starts (never within its cap); elsewhere, where one is stored (a bfs check of the
-        # baseline stores its homes'): a home's or an own scope's search is one variant's, which
-        # building a graph would not repay
-        if settings.get("incremental"):
-            s, verdicts, _ = incremental.judged(v, scope, props, True, settings["bfs_budget_cap"], None, None,
-                                                None, no_build="the gate's graph job did not store one"
-                                                if scope.name in scopes.DEFAULTS else "the gate builds none here")
-        else:
-            s, verdicts, _ = bfs._judged(v, scope, props, True, settings["bfs_budget_cap"], None, None, None)
-        out[scope.name] = {"distinct": s.distinct, "generated": s.generated, "depth": s.depth,
-                           "complete": s.complete,
-                           # an own scope's search ends once each of its properties is answered, or at
-                           # the scope's depth bound: a finished search all the same
-                           **({"settled": True} if s.settled else {}), **({"bounded": True} if s.bounded else {}),
-                           "verdicts": {x.name: x.verdict for x in verdicts},
-                           "lengths": {x.name: x.length for x in verdicts if x.length is not None}}
+        with capped(cap):
+            out[scope.name] = _searched(v, scope, props, settings, NO_CAP if cap is None else cap)
     return out
+
+
+def _searched(v, scope, props, settings: dict, seconds: float) -> dict:
+    """One search of `search_one`'s, as the manifest records it."""
+    from verifier.engines.bfs import incremental, search as bfs
+    # from the baseline's stored graph: at the default scopes, built by `graph_jobs` before this
+    # search starts (never within its cap); elsewhere, where one is stored (a bfs check of the
+    # baseline stores its homes'): a home's or an own scope's search is one variant's, which
+    # building a graph would not repay
+    if settings.get("incremental"):
+        s, verdicts, _ = incremental.judged(v, scope, props, True, seconds, None, None, None,
+                                            no_build="the gate's graph job did not store one"
+                                            if scope.name in scopes.DEFAULTS else "the gate builds none here")
+    else:
+        s, verdicts, _ = bfs._judged(v, scope, props, True, seconds, None, None, None)
+    return {"distinct": s.distinct, "generated": s.generated, "depth": s.depth, "complete": s.complete,
+            # an own scope's search ends once each of its properties is answered, or at the scope's
+            # depth bound: a finished search all the same
+            **({"settled": True} if s.settled else {}), **({"bounded": True} if s.bounded else {}),
+            "verdicts": {x.name: x.verdict for x in verdicts},
+            "lengths": {x.name: x.length for x in verdicts if x.length is not None}}
 
 
 def graph_jobs(classes: dict, settings: dict) -> dict:
@@ -94,8 +110,9 @@ def build_graph(scope, names: list[str]) -> None:
     from properties.base import load_catalogue
 
     from verifier.engines.bfs import incremental
+    from verifier.cli.progress import SearchProgress
     catalogue = load_catalogue()
-    incremental.stored(scope, [catalogue[n] for n in names], True)
+    incremental.stored(scope, [catalogue[n] for n in names], True, progress=SearchProgress("baseline"))
 
 
 def search_plan(v, settings: dict) -> list:

@@ -185,15 +185,17 @@ class _Interner:
         return got
 
 
-def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
+def build(scope, props, rename: bool, deadline: float | None = None, progress=None) -> Stored:
     """The baseline's graph at `scope` (the scope must bound it, by its sizes or its depth), every
     property open: whole, or its first states in search order expanded and the others stored
     unexpanded, past `MAX_STATES`, at the scope's depth bound (the states a search bounded there
     reaches and does not expand), or at the level where the baseline's own search stops, every
     property answered (`search.level_done`: no search beyond it is the baseline's, and an
     amendment's goes on in full); `NotBuilt` past the
-    monotonic `deadline` (the check's cap: the graph is part of its work)."""
-    started = time.monotonic()
+    monotonic `deadline` (the check's cap: the graph is part of its work). `progress(search, queued)` is
+    told how far it got every few seconds, as a search's is."""
+    started = last = time.monotonic()
+    told = Search(scope, started=started, how="building the baseline's stored graph")
     rename = scope.renames(rename, scope.params())
     st = Stored(store_key(scope, props, rename))
     ruleset, outcome, enumeration = _Interner(st.rulesets), _Interner(st.outcomes), _Interner(st.enumerations)
@@ -232,8 +234,14 @@ def build(scope, props, rename: bool, deadline: float | None = None) -> Stored:
                     frontier, nxt = [], []
                     break
                 interrupt.check()
-                if deadline is not None and time.monotonic() > deadline:
+                now = time.monotonic()
+                if deadline is not None and now > deadline:
                     raise NotBuilt(f"the baseline's graph at {scope.name} was not built within the cap")
+                if progress is not None and now - last >= 2.0:
+                    last = now
+                    told.generated, told.distinct, told.depth, told.elapsed = \
+                        sum(map(len, st.edges)), len(st.fps), level - 1, now - started
+                    progress(told, len(frontier) - i + len(nxt))
                 enabled, by, union = {}, [], set()
                 for name in names:        # `enabled_moves`, noting the rules each action's moves asked
                     _ASKED.clear()
@@ -376,10 +384,10 @@ class _Packer:
 
 
 def stored(scope, props, rename: bool, folder: Path | None = None, not_built: str | None = None,
-           deadline: float | None = None) -> Stored:
+           deadline: float | None = None, progress=None) -> Stored:
     """The stored graph of the baseline at `scope` for `props`, built (and written) when there is none
     for this model's code, scope and properties: `NotBuilt` when `not_built` says why this caller does
-    not build one, or when the build passes the monotonic `deadline`."""
+    not build one, or when the build passes the monotonic `deadline`; a build tells `progress`."""
     key = store_key(scope, props, rename)
     folder = Path(folder) if folder is not None else cache_dir()
     path = folder / f"{key}.pickle"
@@ -391,7 +399,7 @@ def stored(scope, props, rename: bool, folder: Path | None = None, not_built: st
         raise NotBuilt(f"no stored graph of the baseline at {scope.name}; {not_built}")     # and no builder
     folder.mkdir(parents=True, exist_ok=True)
     with _locked(path.with_suffix(".lock"), deadline, scope):     # one builder; the others wait, then load
-        return _load_or_build(scope, props, rename, key, folder, path, not_built, deadline)
+        return _load_or_build(scope, props, rename, key, folder, path, not_built, deadline, progress)
 
 
 @contextlib.contextmanager
@@ -413,7 +421,7 @@ def _locked(lock: Path, deadline: float | None, scope):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _load_or_build(scope, props, rename, key, folder, path, not_built, deadline) -> Stored:
+def _load_or_build(scope, props, rename, key, folder, path, not_built, deadline, progress=None) -> Stored:
     st = None
     if path.is_file():
         try:
@@ -428,7 +436,7 @@ def _load_or_build(scope, props, rename, key, folder, path, not_built, deadline)
     if st is None and not_built is not None:
         raise NotBuilt(f"no stored graph of the baseline at {scope.name}; {not_built}")
     if st is None:
-        st = build(scope, props, rename, deadline)
+        st = build(scope, props, rename, deadline, progress)
         index, st.index = st.index, {}
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         with quiet_gc(), open(tmp, "wb") as fh:
@@ -796,7 +804,7 @@ def judged(variant, scope, props, rename, seconds, max_states, max_depth, progre
         return s, verdicts, counts
     until = time.monotonic() + seconds
     try:        # the graph is built by a search bounded by the scope alone: a work bound would not cover it
-        st = stored(scope, props, rename, folder, deadline=until, not_built=(
+        st = stored(scope, props, rename, folder, deadline=until, progress=progress, not_built=(
             "a search bounded by work does not build one" if max_states is not None or max_depth is not None
             else no_build))
     except NotBuilt as e:

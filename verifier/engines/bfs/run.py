@@ -16,13 +16,14 @@ from verifier.runtime.budgets import GRAPH_BUILD_MIN_CAP, NO_CAP
 
 
 def _search_job(variant, scope, names, rename, until, max_states, max_depth, shadow, incremental=False,
-                budget=NO_CAP, por=True):
+                budget=NO_CAP, por=True, progress=None):
     """One search in a worker process (properties are named, not pickled), until the monotonic
-    time `until` (the whole check's deadline: a search that starts late has what is left)."""
+    time `until` (the whole check's deadline: a search that starts late has what is left);
+    `progress`, when it pickles, is told of it from the worker."""
     catalogue = load_catalogue()
     props = [catalogue[n] for n in names]
     return _judge(incremental, variant, budget, por)(variant, scope, props, rename, max(0.0, until - time.monotonic()),
-                                                     max_states, max_depth, None, shadow)
+                                                     max_states, max_depth, progress, shadow)
 
 
 def _judge(incremental: bool, variant, budget: float, por: bool = True):
@@ -65,8 +66,9 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
             first = (scopes.DEFAULT_COMPOSED, scopes.DEFAULT_HOST, *scopes.ALSO)
             order = sorted(range(len(jobs_plan)), key=lambda i: first.index(jobs_plan[i][0].name)
                            if jobs_plan[i][0].name in first else len(first))
+            told = progress if _picklable(progress) else None
             futs = {i: pool.submit(_search_job, variant, jobs_plan[i][0], [p.name for p in jobs_plan[i][1]],
-                                   symmetry, until, max_states, max_depth, shadow, incremental, budget, por)
+                                   symmetry, until, max_states, max_depth, shadow, incremental, budget, por, told)
                     for i in order}
             results = [futs[i].result() for i in range(len(jobs_plan))]
     else:
