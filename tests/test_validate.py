@@ -44,26 +44,37 @@ def _broken(variant, world) -> set[str]:
 # ---- the baseline's own behaviours conform ---------------------------------------------------------
 @pytest.mark.parametrize("run_events", [True, False], ids=["run-events", "client-side"])
 def test_baseline_walks_conform_with_ids_renamed(run_events):
+    """Every request of a walk is a model client's, so every exchange is judged but a not-found answer
+    with no answer to an id never created to compare it with (ISO-1): such a walk conforms partially."""
+    results = set()
     for seed in range(12):
         _, lines = _lines(seed, run_events)
         r = validate_log(lines, MAPPING, budget=30)
-        assert r.result == "conforms", (seed, r.to_json())
-        assert r.matched == r.events and r.exit_code == 0
-        assert {p["verdict"] for p in r.properties} <= {"holds", "vacuous"}
+        results.add(r.result)
+        assert r.result == ("conforms-partially" if r.unjudged else "conforms"), (seed, r.to_json())
+        assert all("to be compared with (ISO-1)" in u["why"] for u in r.unjudged), r.unjudged
+        assert r.matched == r.events and r.exit_code == (2 if r.unjudged else 0)
+        assert r.exchanges["judged"] + r.exchanges["unjudged"] == r.exchanges["total"] > 0
+        assert {q["verdict"] for q in r.requirements} <= {"held", "unjudged"}
+    assert "conforms" in results
 
 
 def test_model_ids_and_renamed_ids_give_one_answer():
     for seed in (3, 5):
         plain = validate_log(_lines(seed, rename=False)[1], MAPPING).to_json()
         renamed = validate_log(_lines(seed, rename=True)[1], MAPPING).to_json()
-        assert plain["result"] == renamed["result"] == "conforms"
-        assert plain["properties"] == renamed["properties"]
+        assert plain["result"] == renamed["result"] != "diverges"
+        assert plain["requirements"] == renamed["requirements"] and plain["exchanges"] == renamed["exchanges"]
 
 
-def test_premises_reached_are_holds_and_the_rest_vacuous():
+def test_premises_reached_are_held_and_the_rest_unjudged():
     r = validate_log(_lines(8)[1], MAPPING)
-    verdicts = {p["property"]: p["verdict"] for p in r.properties}
-    assert "holds" in verdicts.values() and "vacuous" in verdicts.values()
+    verdicts = {q["id"]: q["verdict"] for q in r.requirements}
+    assert "held" in verdicts.values() and "unjudged" in verdicts.values()
+    assert all(q["why"] for q in r.requirements if q["verdict"] == "unjudged")
+    premises = {p["id"]: p["verdict"] for p in r.properties}
+    assert all(premises[i] == "vacuous" for i, v in verdicts.items() if v == "unjudged" and i not in
+               ("ISO-1", "TTL-3", "ID-1", "SEC-1"))
     empty = ['{"event":"header","t":0,"format":"mcp-traffic/1"}',
              '{"event":"open","t":0.1,"conn":"a","transport":"http"}']
     nothing = validate_log(empty, MAPPING)
@@ -87,7 +98,8 @@ def test_variant_walks_that_break_its_requirement_diverge_with_it(name):
         r = validate_log(lines, MAPPING, budget=30)
         assert r.result == "diverges" and r.exit_code == 1, (seed, r.to_json())
         assert r.divergence.requirement in want, (seed, r.divergence.to_json())
-        assert validate_log(lines, MAPPING, variant=name, budget=30).result == "conforms", seed
+        assert r.matched == r.divergence.index
+        assert validate_log(lines, MAPPING, variant=name, budget=30).result in ("conforms", "conforms-partially"), seed
     assert seen, f"no walk of {name} broke {sorted(want)}: the test exercised nothing"
 
 
@@ -130,7 +142,7 @@ def test_a_dropped_response_diverges_at_the_close():
 def test_a_foreign_403_breaks_iso_1():
     """mallory reads alice's task: the host must answer as for a task that does not exist."""
     lines = _session([("alice", "tools/call"), ("mallory", "tasks/get")])
-    assert validate_log(lines, MAPPING).result == "conforms"
+    assert validate_log(lines, MAPPING).result == "conforms-partially"      # nothing to compare the answer with
     events = _events(lines)
     i = _first(events, lambda e: e.get("dir") == "s2c" and "error" in e.get("message", {}))
     events[i]["message"]["error"] = {"code": -32603, "message": "Forbidden", "data": {"httpStatus": 403}}
@@ -142,7 +154,7 @@ def test_a_foreign_403_breaks_iso_1():
 def test_an_unreadable_task_told_apart_by_its_message_breaks_iso_1():
     """Two not-found answers the model gives alike: the host's code, message, data and status must agree."""
     lines = _session([("alice", "tools/call"), ("mallory", "tasks/get"), ("mallory", "tasks/get")])
-    assert validate_log(lines, MAPPING).result == "conforms"
+    assert validate_log(lines, MAPPING).result == "conforms-partially"
     events = _events(lines)
     errors = [i for i, e in enumerate(events) if e.get("dir") == "s2c" and "error" in e.get("message", {})]
     assert len(errors) == 2
@@ -181,19 +193,24 @@ def test_a_get_that_appends_breaks_get_1():
 
 
 def test_a_request_no_model_client_sends_is_unmodelled_not_blamed():
-    """alice's client never leaves out elicitation: the call is unmodelled; it created a run after all
-    (the assumption fails), so that run is set outside the model and nothing of it is judged."""
+    """A tool the mapping does not name: the call is unmodelled; it created a run after all (the
+    assumption fails), so that run is set outside the model and nothing of it is judged."""
     lines = _session([("alice", "tools/call"), ("alice", "tasks/get")])
     events = _events(lines)
     i = _first(events, lambda e: e.get("dir") == "c2s")
-    events[i]["message"]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].pop("elicitation")
+    events[i]["message"]["params"]["name"] = "unmapped"
     r = validate_log(_dump(events), MAPPING)
-    assert r.result == "conforms", r.to_json()
-    call, get = r.unmodelled
-    assert call["index"] == i - 1 and "declaring no elicitation" in call["why"]     # the header is no event
-    assert call["assumption"] == "answered with an error, no run created: state unchanged"
+    assert r.result == "conforms-partially" and r.exit_code == 2, r.to_json()
+    call, get = r.unjudged
+    assert call["index"] == i - 1 and "'unmapped'" in call["why"]     # the header is no event
+    assert call["assumption"] == "a tool outside the model: answered, no run created, state unchanged"
     assert call["check"].startswith("broken: run event run.created") and len(call["runs"]) == 1
     assert get["method"] == "tasks/get" and "set outside the model" in get["why"]
+    assert r.exchanges == {"total": 2, "judged": 0, "unjudged": 2, "ignored": 0}
+    assert str(call["index"]) in r.reason and "'unmapped'" in r.reason
+    allowed = validate_log(_dump(events), MAPPING, allow_unmodelled=True).to_json()
+    assert allowed["result"] == "conforms" and allowed["exit_code"] == 0 and "reason" not in allowed
+    assert allowed["unjudged"] == r.to_json()["unjudged"]       # still listed
 
 
 def _session(script):
@@ -400,25 +417,26 @@ def _open_world_log():
 def test_unmodelled_exchanges_are_listed_with_their_assumption_and_checked():
     events = _open_world_log()
     r = validate_log(_dump(events), MAPPING)
-    assert r.result == "conforms" and r.matched == r.events, r.to_json()
-    got = {u["conn"]: u for u in r.unmodelled}
-    assert set(got) == {"x1", "x2", "x3", "x4", "x5"}, got          # the extra fields are read as the model's get
+    assert r.result == "conforms-partially" and r.matched == r.events, r.to_json()
+    got = {u["conn"]: u for u in r.unjudged}
+    # two keys and a bare elicitation are forms the model's clients send; the extra fields are read as its get
+    assert set(got) == {"x1", "x2", "x3"}, got
     assert "without a bearer token" in got["x1"]["why"] and "'greet'" in got["x2"]["why"]
-    assert "mapping does not name" in got["x3"]["why"] and "exactly one inputRequests key" in got["x4"]["why"]
-    assert "declaring elicitation {}" in got["x5"]["why"]
-    call = "answered with an error, no run created: state unchanged"
-    assert got["x1"]["assumption"] == got["x2"]["assumption"] == call
-    assert all(u["check"] == "holds" and u["runs"] == [] for u in r.unmodelled), r.unmodelled
-    out = r.to_json()
-    assert out["unmodelled"] == r.unmodelled and "were not judged" in out["unjudged"]
+    assert "mapping does not name" in got["x3"]["why"]
+    assert got["x1"]["assumption"] == "answered with an error, no run created: state unchanged"
+    assert got["x2"]["assumption"] == "a tool outside the model: answered, no run created, state unchanged"
+    assert all(u["check"] == "holds" and u["runs"] == [] for u in r.unjudged), r.unjudged
+    assert r.exchanges == {"total": 8, "judged": 5, "unjudged": 3, "ignored": 0}
+    assert r.to_json()["unjudged"] == r.unjudged and r.to_json()["exchanges"]["judged_fraction"] == 5 / 8
 
 
-def test_an_unmodelled_call_answered_with_a_result_breaks_its_assumption():
-    events = _events(_session([("alice", "tools/call")]))
-    _exchange(events, "x1", _request(1, "tools/call", {"name": "greet", "arguments": {}}),
-              {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": False}}, ALICE)
-    (u,) = validate_log(_dump(events), MAPPING).unmodelled
-    assert u["check"] == "broken: answered with a complete result, not an error", u
+def test_a_tokenless_request_speaks_for_the_mappings_principal():
+    """`tokenless` names the Subject of a request without a bearer token: x1 is then alice's declaring
+    call, judged, and the host's refusal of it breaks CRT-1."""
+    events = _open_world_log()
+    r = validate_log(_dump(events), {**MAPPING, "tokenless": "alice"})
+    assert r.result == "diverges" and r.divergence.requirement == "CRT-1", r.to_json()
+    assert events[r.divergence.index + 1]["conn"] == "x1" and not r.unjudged
 
 
 def test_a_host_bug_after_unmodelled_exchanges_still_diverges():
@@ -442,16 +460,19 @@ def test_a_run_event_no_open_exchange_explains_is_still_a_divergence():
     run = next(e["runId"] for e in events if e.get("event") == "run")
     events.append({"event": "run", "t": events[-1]["t"] + 1, "runId": run, "kind": "task.read", "status": "pending"})
     r = validate_log(_dump(events), MAPPING)
-    assert r.result == "diverges" and r.unmodelled[-1]["check"] == "unanswered in the log", r.to_json()
+    assert r.result == "diverges" and r.unjudged[-1]["check"] == "unanswered in the log", r.to_json()
 
 
-def test_the_text_output_lists_the_unmodelled_exchanges(tmp_path, capsys):
+def test_the_text_output_lists_the_unjudged_exchanges(tmp_path, capsys):
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join(_dump(_open_world_log())) + "\n")
-    assert main(["validate", str(log), "--map", str(_map(tmp_path))]) == 0
+    assert main(["validate", str(log), "--map", str(_map(tmp_path))]) == 2
     out = capsys.readouterr().out
-    assert "unmodelled: 5 exchange(s) outside the model's client vocabulary were not judged" in out, out
-    assert out.count("assumed ") == 5 and "check: holds" in out
+    assert out.startswith("conforms-partially: ") and "exchanges: 5 of 8 judged (62%)" in out, out
+    assert "not judged: 3 exchange(s)" in out and out.count("assumed ") == 3 and "check: holds" in out
+    assert "held (" in out and "unjudged (" in out
+    assert main(["validate", str(log), "--map", str(_map(tmp_path)), "--allow-unmodelled"]) == 0
+    assert capsys.readouterr().out.startswith("conforms: ")
 
 
 def test_odd_requests_and_answers_never_traceback():
@@ -476,7 +497,7 @@ def test_odd_requests_and_answers_never_traceback():
             r = validate_log(_dump(events), MAPPING, budget=10)
         except LogError:
             continue
-        assert r.result in ("conforms", "diverges", "undetermined")
+        assert r.result in ("conforms", "conforms-partially", "diverges", "undetermined")
 
 
 def test_a_diagnosis_is_the_same_on_a_slow_machine(monkeypatch):

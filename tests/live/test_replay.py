@@ -47,11 +47,15 @@ def test_counterexample_reproduces_on_the_wire(start_host, validate, name):
     out = validate(host.log)
     assert out["result"] == "diverges", validate.explain(out)
     assert out["divergence"]["requirement"] == requirement, validate.explain(out)
-    # ... and the faithful host, played the same steps, conforms
+    # ... and the faithful host, played the same steps, conforms (as far as the trace lets it be judged:
+    # a foreign task's answer with no answer to an id never created to compare it with leaves ISO-1 unjudged)
     faithful = start_host(name="faithful")
     Player(faithful.base, _trace(name)).play()
     out = validate(faithful.log)
-    assert out["result"] == "conforms", validate.explain(out)
+    assert out["result"] in ("conforms", "conforms-partially"), validate.explain(out)
+    assert all("ISO-1" in u["why"] for u in out["unjudged"]), out["unjudged"]
+    iso1 = next(r for r in out["requirements"] if r["id"] == "ISO-1")
+    assert out["result"] == "conforms" or iso1["verdict"] == "unjudged", iso1
 
 
 def test_counterexample_whose_premise_this_host_never_reaches(start_host, validate):

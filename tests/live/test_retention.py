@@ -1,11 +1,15 @@
 """A short retention: the faithful host purges a terminal run after `retention` seconds and then reads
 it as not found on every tasks/* method, which is a behaviour of the model (its purge, after the clock
-passes the run's retention), so the log conforms."""
+passes the run's retention), so the log conforms: with the retention declared in the mapping, and
+without it, where each purge is an assumption the result states."""
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
+
+from tests.live.conftest import MAPPING
 
 pytestmark = pytest.mark.live
 
@@ -13,10 +17,13 @@ TERMINAL = {"completed", "failed", "cancelled"}
 
 
 @pytest.mark.parametrize("retention", [1, 2])
-def test_purged_runs_read_not_found_and_the_log_conforms(start_host, validate, check_schema, retention):
-    from examples.host.clients.legs import Clients, poll
+def test_purged_runs_read_not_found_and_the_log_conforms(start_host, validate, check_schema, retention, tmp_path):
+    from examples.host.clients.legs import NONEXISTENT, Clients, poll
     host = start_host(name=f"retention-{retention}", retention_s=retention)
     c = Clients(host.base)
+    answer = {"acme/i-neverissuedneverissued": {"action": "accept", "content": {"approved": True}}}
+    for ex in (c.alice.get(NONEXISTENT), c.alice.cancel(NONEXISTENT), c.bob.update(NONEXISTENT, answer)):
+        assert ex.error.get("code") == -32602, ex.messages       # what a purged task's answer is compared with
     delay = c.alice.call("conformance-delay", {"ms": 50}).result["taskId"]
     failure = c.alice.call("conformance-failure").result["taskId"]
     approval = c.alice.call("conformance-approval").result["taskId"]
@@ -40,3 +47,10 @@ def test_purged_runs_read_not_found_and_the_log_conforms(start_host, validate, c
     out = validate(host.log)
     assert out["result"] == "conforms", validate.explain(out)
     assert out["matched"] == out["events"]
+    assert len([a for a in out["assumptions"] if "purged" in a]) == 12, out["assumptions"]
+    verdicts = {r["id"]: r for r in out["requirements"]}
+    assert verdicts["TTL-3"]["verdict"] == "held" and verdicts["ISO-1"]["verdict"] == "held"
+    declared = tmp_path / "mapping.json"
+    declared.write_text(json.dumps({**json.loads(MAPPING.read_text()), "host": {"retention_s": retention}}))
+    out = validate(host.log, mapping=declared)
+    assert out["result"] == "conforms" and not out["assumptions"], validate.explain(out)

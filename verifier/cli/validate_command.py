@@ -1,4 +1,4 @@
-"""`taskmodel validate LOG.jsonl [--map MAP.json] [--variant NAME|FILE] [--json] [--budget S]`."""
+"""`taskmodel validate LOG.jsonl [--map MAP.json] [--variant NAME|FILE] [--json] [--budget S] [--allow-unmodelled]`."""
 from __future__ import annotations
 
 import json
@@ -12,14 +12,19 @@ def cmd_validate(args) -> int:
     if not (isinstance(args.budget, float) and math.isfinite(args.budget) and 0 < args.budget <= 86400):
         raise UsageError("taskmodel validate: --budget must be a number of seconds, more than 0 and at most a day")
     try:
-        res = validate_log(args.log, args.map, variant=args.variant, budget=args.budget)
+        res = validate_log(args.log, args.map, variant=args.variant, budget=args.budget,
+                           allow_unmodelled=args.allow_unmodelled)
     except LogError as e:
         raise UsageError(f"taskmodel validate: {e}") from None
     if args.json:
         print(json.dumps(res.to_json(), indent=1))
         return res.exit_code
+    x = res.exchanges
+    fraction = f" ({res.judged_fraction:.0%})" if res.judged_fraction is not None else ""
     print(f"{res.result}: {res.matched} of {res.events} events matched against {res.variant} "
           f"({res.steps} model steps, {res.candidates} candidate state(s) at the end)")
+    print(f"  exchanges: {x['judged']} of {x['judged'] + x['unjudged']} judged{fraction}"
+          + (f", {x['ignored']} passed over by the mapping" if x["ignored"] else ""))
     if res.reason:
         print(f"  {res.reason}")
     d = res.divergence
@@ -29,17 +34,25 @@ def cmd_validate(args) -> int:
             print(f"  requirement broken: {d.requirement}")
         for a in d.allowed:
             print(f"  the model allowed: {a}")
-    if res.unmodelled:
-        print(f"  unmodelled: {res.unjudged}")
-        for u in res.unmodelled:
+    if res.unjudged:
+        print(f"  not judged: {len(res.unjudged)} exchange(s); no verdict covers them")
+        for u in res.unjudged:
             runs = f"; set outside the model: {', '.join(u['runs'])}" if u["runs"] else ""
-            print(f"    event {u['index']} (line {u['line']}) {u['conn']} {u['method']}: {u['why']}; assumed "
-                  f"{u['assumption']}; check: {u['check']}{runs}")
-    counts = {}
-    for p in res.properties:
-        counts[p["verdict"]] = counts.get(p["verdict"], 0) + 1
-    print("  properties: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
-    vacuous = [p["id"] for p in res.properties if p["verdict"] == "vacuous"]
-    if vacuous:
-        print(f"  vacuous (premise never reached): {', '.join(vacuous)}")
+            assumed = f"; assumed {u['assumption']}; check: {u['check']}" if u["assumption"] else ""
+            print(f"    event {u['index']} (line {u['line']}) {u['conn']} {u['method']}: {u['why']}{assumed}{runs}")
+    for a in res.assumptions:
+        print(f"  assumed: {a}")
+    _requirements(res.requirements)
     return res.exit_code
+
+
+def _requirements(reqs: list[dict]) -> None:
+    """One line per verdict: the ids, a held id with cases the log never showed naming them."""
+    for verdict in ("broken", "held", "unjudged"):
+        ids = [r for r in reqs if r["verdict"] == verdict]
+        if ids:
+            print(f"  {verdict} ({len(ids)}): {', '.join(r['id'] for r in ids)}")
+    for r in reqs:
+        missing = [c["case"] for c in r["cases"] if c["verdict"] == "unjudged"]
+        if r["verdict"] == "held" and missing:
+            print(f"    {r['id']} unjudged for: {'; '.join(missing)}")

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import time
 
+from verifier.validate.declared import declared, purges_assumed
+from verifier.validate.evidence import requirements, uncompared
 from verifier.validate.log import LogError, read_log, read_mapping
 from verifier.validate.result import Divergence, ValidationResult
-from verifier.runtime.worlds import unbounded_world
 
 NOT_A_BEHAVIOUR = "not a behaviour of the model"
 HARNESS_AREAS = ("harness", "e2e")      # the areas judging a client harness (as verifier.engines.bfs splits them)
@@ -35,6 +36,17 @@ def resolve_variant(spec):
         raise LogError(str(e).removeprefix("taskmodel: ").splitlines()[0]) from None
 
 
+def world_for(cls, host_params: dict):
+    """The initial world a log is matched against: the validator's unbounded instance with what the
+    host declares of itself (`declared`), then the variant's own parameters."""
+    from model.params import Params
+    from model.world import World
+    from verifier.runtime.worlds import UNBOUNDED
+    base = Params().with_(**UNBOUNDED, **host_params)
+    params = cls.make_params(base) if cls is not None else base
+    return World(params, cls() if cls is not None else None)
+
+
 def host_properties():
     """The host's catalogue (the harness's judges a client harness a log does not have), less
     liveness: a finite log cannot show what is owed for ever."""
@@ -43,14 +55,15 @@ def host_properties():
 
 
 def validate_log(log, mapping: dict | str | None = None, variant=None, budget: float = 60.0,
-                 diagnose: bool = True) -> ValidationResult:
+                 diagnose: bool = True, allow_unmodelled: bool = False) -> ValidationResult:
     """Validate `log` (a path or an iterable of lines) against the model (or `variant`).
 
-    `conforms`: the log is a behaviour of the model validated against (its properties' verdicts
-    along it listed; against the baseline, a property broken along it is a divergence naming its
-    requirement, against a variant it is that variant's verdict). `diverges`: the first event no
-    behaviour explains, with the requirement the observed behaviour breaks when `diagnose` finds
-    one. `undetermined`: a cap or the budget ran out, or the log has nothing to check."""
+    `conforms`: every exchange was judged and the log is a behaviour of the model validated against
+    (against the baseline, a property broken along it is a divergence naming its requirement, against
+    a variant it is that variant's verdict). `conforms-partially`: the same, but some exchanges were
+    not judged (`unjudged`), unless `allow_unmodelled`. `diverges`: the first event no behaviour
+    explains, with the requirement the observed behaviour breaks when `diagnose` finds one.
+    `undetermined`: a cap or the budget ran out, or the log has nothing to check."""
     mapping = read_mapping(mapping) if mapping is not None else {"tokens": {}}
     header, events = read_log(log, mapping=mapping)
     cls = resolve_variant(variant)
@@ -63,9 +76,10 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
     started = time.monotonic()
     deadline = started + budget
     props = host_properties()
-    m, matched, stop = match(events, mapping, cls, run_events, props, deadline, stop_on_violation=cls is None)
+    host = declared(mapping, events)
+    m, matched, stop = match(events, mapping, cls, run_events, props, deadline, stop_on_violation=cls is None,
+                             host=host)
     res.matched, res.steps, res.candidates = matched, m.steps, len(m.cands)
-    res.unmodelled = m.outside.entries
     best = next((c for c in m.cands if c.violation is None), m.cands[0])
     res.properties = _verdicts(props, best)
     at = events[stop.at if stop is not None and stop.at is not None else min(m.index, len(events) - 1)]
@@ -82,25 +96,54 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
                                         f"{'; '.join(stop.allowed[:4]) or 'nothing there'}"[:400])
         if diagnose:
             from verifier.validate.diagnose import FLOOR_STEPS, explain
-            explain(res, events, mapping, cls, run_events, props, deadline, max(FLOOR_STEPS, m.steps), main=m)
+            explain(res, events, mapping, cls, run_events, props, deadline, max(FLOOR_STEPS, m.steps), main=m,
+                    host=host)
     elif best.violation is not None and cls is None:
         index, prop, message = best.violation
         res.result = "diverges"
         res.divergence = Divergence(at.index, at.line, at.data, [], prop.ids[0],
                                     f"the matched behaviour breaks {prop.name} ({', '.join(prop.ids)}): {message}")
+    if res.divergence is not None:
+        res.matched = res.divergence.index          # the events before the divergence matched
+    broken = {res.divergence.requirement} if res.divergence is not None else set()
+    if best.violation is not None:
+        broken |= set(best.violation[1].ids)
+    res.requirements = requirements(props, best, m, broken)
+    _account(res, events, mapping, m, best, host)
+    if res.result == "conforms" and res.unjudged and not allow_unmodelled:
+        u = res.unjudged[0]
+        res.result = "conforms-partially"
+        res.reason = (f"{len(res.unjudged)} of {res.exchanges['judged'] + len(res.unjudged)} exchanges were not judged "
+                      f"(--allow-unmodelled to accept them); the first: event {u['index']} (line {u['line']}) "
+                      f"{u['method']}: {u['why']}")
     return res
 
 
+def _account(res, events, mapping, m, best, host) -> None:
+    """The exchanges (client-to-server messages) judged, not judged and passed over by the mapping, up
+    to the divergence; what the log was read as where the host declared nothing."""
+    end = res.divergence.index + 1 if res.divergence is not None else m.index + 1
+    ignore = set(mapping.get("ignore") or ())
+    c2s = [e for e in events[:end] if e.kind == "message" and e.data["dir"] == "c2s"]
+    ignored = sum(e.data["message"].get("method") in ignore for e in c2s)
+    unjudged = [u for u in m.outside.entries if u["index"] < end] + uncompared(best, events)
+    res.unjudged = sorted(unjudged, key=lambda u: u["index"])
+    res.exchanges = {"total": len(c2s), "judged": len(c2s) - ignored - len(res.unjudged), "unjudged": len(res.unjudged),
+                     "ignored": ignored}
+    res.assumptions = host.assumptions + purges_assumed(best, events, host)
+
+
 def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=True, upto=None, keep=False,
-          max_steps=None):
+          max_steps=None, host=None):
     """(the matcher, the events matched, the Stop that ended the match or None). With
     `stop_on_violation`, matching ends at the event after which every candidate breaks a property."""
     from verifier.validate.events import JUDGED, LogMatcher
     from verifier.validate.search import Stop
     # What is judged on the host's own bytes, less what the variant validated against is known to break.
     refuted = {rid for rid, verdict in getattr(cls, "expect", {}).items() if verdict == "refuted"}
-    m = LogMatcher(unbounded_world(cls), props, mapping, run_events, deadline, keep, events,
-                   judged=[r for r in JUDGED if r not in refuted], max_steps=max_steps)
+    host = host or declared(mapping, events)
+    m = LogMatcher(world_for(cls, host.params), props, mapping, run_events, deadline, keep, events,
+                   judged=[r for r in JUDGED if r not in refuted], max_steps=max_steps, declared=host)
     matched, stop = 0, None
     todo = events if upto is None else events[:upto]
     try:

@@ -27,25 +27,25 @@ FLOOR_STEPS = 5_000
 
 
 class _Work:
-    """The model steps the diagnosis has left, spent by each hypothesis's match."""
+    """The model steps the diagnosis has left, spent by each hypothesis's match (of the host as declared)."""
 
-    def __init__(self, steps: int):
-        self.left = steps
+    def __init__(self, steps: int, host=None):
+        self.left, self.host = steps, host
 
     def match(self, *args, **kw):
         from verifier.validate import match
-        m, matched, stop = match(*args, max_steps=self.left, **kw)
+        m, matched, stop = match(*args, max_steps=self.left, host=self.host, **kw)
         self.left -= m.steps
         return m, matched, stop
 
 
-def explain(res, events, mapping, cls, run_events, props, deadline: float, steps: int, main=None) -> None:
+def explain(res, events, mapping, cls, run_events, props, deadline: float, steps: int, main=None, host=None) -> None:
     """A variant that passes the diverging event, else the requirement judged on the observed bytes
     (already in the divergence), else the one forcing names; else the divergence stays "not a
     behaviour of the model", with what the model allowed. `steps`: the diagnosis's work budget."""
     d = res.divergence
     direct = d.requirement
-    work = _Work(steps)
+    work = _Work(steps, host)
     forced = None if direct else _by_forcing(events, mapping, cls, run_events, props, d.index, deadline, work, main)
     first = {direct} if direct else forced[2]["all"] if forced else set()
     found = _by_variants(events, mapping, run_events, props, d.index, deadline, work, first) if cls is None else None
@@ -127,11 +127,11 @@ def _answered(main, c, events, upto, index):
     qid = main.reqs.get((req["conn"], (type(req["message"].get("id")).__name__, req["message"].get("id"))))
     if qid is None:            # stopped on receipt: the candidates are the states before the request
         try:
-            action, args, refs = decode(c.world, req["message"], main.conns[req["conn"]], c.ids, main.mapping)
+            action, args, sent = decode(c.world, req["message"], main.conns[req["conn"]], c.ids, main.mapping)
         except NotGenerated:
             return
         qid = f"r{len(c.world.requests) + 1}"
-        world, step = _replay((c.world, action, args, refs))
+        world, step = _replay((c.world, action, args, sent))
     elif qid in c.world.requests:
         world, step = clone(c.world), None
     else:
@@ -212,11 +212,11 @@ def _forced(m, c, events, upto, index):
         req = events[upto].data
         conn = m.conns[req["conn"]]
         try:
-            action, args, refs = decode(c.world, req["message"], conn, c.ids, m.mapping)
+            action, args, sent = decode(c.world, req["message"], conn, c.ids, m.mapping)
         except NotGenerated:
             return
         qid = f"r{len(c.world.requests) + 1}"
-        world, step = _replay((c.world, action, args, refs))
+        world, step = _replay((c.world, action, args, sent))
         step = _answer_step(world, qid, step)     # received, answered by the host's next step: forced there
         if step is not None:
             yield _substitute(world, step, qid, observed, d.get("http")), "response"
@@ -240,16 +240,10 @@ def _forced(m, c, events, upto, index):
 
 
 def _replay(origin):
-    pre, name, args, refs = origin
+    from verifier.validate.search import send
+    pre, name, args, sent = origin
     world = clone(pre)
-    if refs is not None:
-        from verifier.validate.search import _seeded
-        world.memo = _seeded(world, f"task_refs:{args['server']}", [(args["server"], r) for r in refs])
-    try:
-        step = world.apply(name, args, check=False)
-    finally:
-        world.__dict__.pop("memo", None)
-    return world, step
+    return world, send(world, name, args, sent)
 
 
 def _substitute(world, step, qid, observed, http):

@@ -7,15 +7,18 @@ from model import wire
 from model.lifecycle import OPEN_PHASES
 from model.snapshot import clone
 
-from verifier.validate.answers import IdCheck, Lifetimes, bind_error
+from verifier.validate.answers import IdCheck, Lifetimes, bind_error, not_found_class
+from verifier.validate.declared import Declared
 from verifier.validate.ids import raw_of
-from verifier.validate.observe import NotGenerated, decode, describe, shape, task_refs, unify
+from verifier.validate.observe import NotGenerated, UnknownTool, decode, describe, shape, task_refs, unify
 from verifier.validate.outside import Outside
 from verifier.validate.search import Conn, Matcher, Stop
+from verifier.validate.status_messages import StatusMessages
 
 
-# The requirements judged on the host's own bytes and clock (answers.py), unless a variant refutes them.
-JUDGED = ("ID-1", "TTL-1", "TTL-4")
+# The requirements judged on the host's own bytes and clock (answers.py, status_messages.py), unless a
+# variant refutes them.
+JUDGED = ("ID-1", "TTL-1", "TTL-4", "SEC-1")
 
 # A single candidate is stepped in place (no clone) where the log leaves no choice; the state is
 # saved every EVERY events so that a request whose answer does not fit can be retried from the
@@ -28,13 +31,15 @@ class LogMatcher(Matcher):
     checkpoint = None
     conflict = None          # the not-found answer the event being matched contradicts (answers.py)
 
-    def __init__(self, *args, judged=JUDGED, **kw):
+    def __init__(self, *args, judged=JUDGED, declared=None, **kw):
         super().__init__(*args, **kw)
         self.sent: dict[str, dict] = {}     # model request id -> the request as the log shows it
         self.outside = Outside()            # the exchanges no model client sends (verifier/validate/outside.py)
         self.judged = frozenset(judged)     # the requirements judged on the host's bytes (answers.py)
         self.id_check = IdCheck()
-        self.life = Lifetimes()
+        self.status = StatusMessages()
+        declared = declared or Declared()
+        self.life = Lifetimes(declared.retention_s, declared.from_creation)
 
     def _save(self, index) -> None:
         c = self.cands[0]
@@ -81,21 +86,28 @@ class LogMatcher(Matcher):
     def _judge(self, d) -> None:
         """The catalogue on the observed bytes themselves, before any model step (answers.py)."""
         if d["event"] == "message" and d["dir"] == "c2s" and "id" in d["message"]:
-            self.life.request(d["conn"], _key(d["message"]["id"]), d["t"])
+            key = _key(d["message"]["id"])
+            self.life.request(d["conn"], key, d["t"])
+            self.status.request(d["conn"], key, d["message"])
+            self.id_check.request(d["message"])
         if not (d["event"] == "run" or d["event"] == "message" and d["dir"] == "s2c"):
             return
         why = self.id_check.judge(d)
         if why and "ID-1" in self.judged:
             raise Stop("diverges", why, requirement="ID-1")
-        why = self.life.shown(d, _key(d["message"].get("id")) if d["event"] == "message" else None)
+        key = _key(d["message"].get("id")) if d["event"] == "message" else None
+        why = self.life.shown(d, key)
         if why and "TTL-1" in self.judged:
             raise Stop("diverges", why, requirement="TTL-1")
+        why = self.status.shown(d["message"], d["conn"], key) if d["event"] == "message" else None
+        if why and "SEC-1" in self.judged:
+            raise Stop("diverges", why, requirement="SEC-1")
 
     def _timely(self, c, ev=None) -> bool:
-        """No run purged before the log's clock allows at event `ev` (TTL-4: never before an advertised
-        expiry)."""
+        """No run purged before the log's clock allows at event `ev`: never before an advertised expiry
+        (TTL-4), nor before the host's declared retention has passed."""
         t = (ev or self.events[self.index]).data["t"]
-        return "TTL-4" not in self.judged or not self.life.early_purge(c, t)
+        return not self.life.early_purge(c, t, ttl="TTL-4" in self.judged)
 
     # ---- connections -------------------------------------------------------------------------
     def _open(self, d) -> None:
@@ -103,9 +115,11 @@ class LogMatcher(Matcher):
         auth = headers.get("authorization", "")
         token = auth[len("Bearer "):] if auth.startswith("Bearer ") else auth
         subject = (self.mapping.get("tokens") or {}).get(token)
-        why = ("a request without a bearer token" if not token else
-               "a request whose bearer token the mapping does not name" + (
+        why = ("a request without a bearer token, and the mapping names no Subject for one (its `tokenless` key)"
+               if not token else "a request whose bearer token the mapping does not name" + (
                    "" if self.mapping.get("tokens") else " (no mapping file given: --map)"))
+        if not token and d["transport"] == "http":
+            subject = self.mapping.get("tokenless")        # a client that sends no credential speaks for it
         if d["transport"] == "stdio" and not token:
             # stdio carries the credential the session was started with, or the mapping names one
             subject = self.mapping.get("stdio")
@@ -160,8 +174,8 @@ class LogMatcher(Matcher):
             c = self._apply(c, "disconnect", dict(request=qid))
         return c
 
-    def _apply(self, c, name, args, refs=None):
-        return self._step(c, name, args, refs, in_place=len(self.cands) == 1 and not self.keep)
+    def _apply(self, c, name, args):
+        return self._step(c, name, args, in_place=len(self.cands) == 1 and not self.keep)
 
     # ---- client to server --------------------------------------------------------------------
     def _c2s(self, name, conn: Conn, msg: dict) -> None:
@@ -178,9 +192,9 @@ class LogMatcher(Matcher):
         outside = self.outside.names(msg)
         if outside is not None:
             return self._unmodelled(name, conn, msg, f"it names run {outside}, set outside the model")
-        why = self._refused(msg, conn)
-        if why is not None:
-            return self._unmodelled(name, conn, msg, why)
+        refusal = self._refused(msg, conn)
+        if refusal is not None:
+            return self._unmodelled(name, conn, msg, str(refusal), tool=isinstance(refusal, UnknownTool))
         ahead = self._lookahead(name, conn, msg)
         look = ahead.data if ahead else None
         observed = shape(look["message"]) if look else None
@@ -194,7 +208,7 @@ class LogMatcher(Matcher):
                 ids = unify(observed, shape(queue[0][0]), post.ids)
                 if ids is None or status is not None and post.world.requests[qid].http_status not in (None, status) \
                         or not self._timely(post, ahead) \
-                        or self._answer(post, qid, queue[0][0], look["message"], status, ids, ahead.line) is None:
+                        or self._answer(post, qid, queue[0][0], look["message"], status, ids, ahead) is None:
                     misfit.append(f"{qid}: {describe(queue[0][0])}")
                     return False
             return True
@@ -205,13 +219,13 @@ class LogMatcher(Matcher):
                 (look is None or msg.get("method") == "tools/call"):
             c = self.cands[0]
             try:
-                action, args, refs = decode(c.world, msg, conn, c.ids, self.mapping)
+                action, args, sent = decode(c.world, msg, conn, c.ids, self.mapping)
             except NotGenerated:
                 pass                    # the search below says why, for every candidate
             else:
                 if action == "mrtr_retry" and c.world.requests[args["answers"]].phase == "sent":
                     c = self._step(c, "deliver", dict(request=args["answers"]), in_place=True)
-                post = self._step(c, action, args, refs, in_place=True)
+                post = self._step(c, action, args, sent, in_place=True)
                 if fits(post):
                     self.cands = [post]
                     self.reqs[(name, _key(msg["id"]))] = qid
@@ -228,13 +242,13 @@ class LogMatcher(Matcher):
             out = []
             for g in (_guesses(c, msg) if guess else [c]):
                 try:
-                    action, args, refs = decode(g.world, msg, conn, g.ids, self.mapping)
+                    action, args, sent = decode(g.world, msg, conn, g.ids, self.mapping)
                 except NotGenerated as e:
                     refused.append(str(e))
                     continue
                 if action == "mrtr_retry" and g.world.requests[args["answers"]].phase == "sent":
                     g = self._step(g, "deliver", dict(request=args["answers"]))
-                post = self._step(g, action, args, refs)
+                post = self._step(g, action, args, sent)
                 if fits(post):
                     out.append(post)
             return out or None
@@ -262,22 +276,22 @@ class LogMatcher(Matcher):
         self.sent[qid] = msg
         conn.requests.append(qid)
 
-    def _refused(self, msg, conn) -> str | None:
+    def _refused(self, msg, conn) -> NotGenerated | None:
         """Why no model client sends `msg` in any candidate state, or None when one may."""
         why = None
         for c in self.cands:
             try:
                 decode(c.world, msg, conn, c.ids, self.mapping)
             except NotGenerated as e:
-                why = why or str(e)
+                why = why or e
             else:
                 return None
         return why
 
-    def _unmodelled(self, name, conn, msg, why) -> None:
+    def _unmodelled(self, name, conn, msg, why, tool=False) -> None:
         """A request (or notification, or response) no model client sends: recorded with the assumption
         made in its place (state unchanged), its answer and run events checked against it later."""
-        entry = self.outside.add(self.events[self.index], name, msg, why)
+        entry = self.outside.add(self.events[self.index], name, msg, why, tool)
         if entry["check"] != "holds":          # it owes an answer
             if conn.transport == "http":
                 self.outside.conns[name] = entry
@@ -376,7 +390,7 @@ class LogMatcher(Matcher):
                 return []
             if status is not None and c.world.requests[qid].http_status not in (None, status) or not self._timely(c):
                 return []
-            ids = self._answer(c, qid, queue[0][0], msg, status, ids, self.events[self.index].line)
+            ids = self._answer(c, qid, queue[0][0], msg, status, ids, self.events[self.index])
             if ids is None:
                 return []
             return [c.but(ids=ids, out={**c.out, qid: queue[1:]})]
@@ -394,11 +408,11 @@ class LogMatcher(Matcher):
                 raise
             raise Stop("diverges", self.conflict.reason, e.allowed, requirement=self.conflict.requirement) from None
 
-    def _answer(self, c, qid, model_msg, msg, status, ids, line):
+    def _answer(self, c, qid, model_msg, msg, status, ids, ev):
         """The bindings with the host's answer checked against every earlier one the model words alike
         (answers.py), or None, the conflict kept to name its requirement."""
         q = c.world.requests[qid]
-        got, conflict = bind_error(ids, q, model_msg, msg, status, line, _purged_readable(c.world, q))
+        got, conflict = bind_error(ids, q, model_msg, msg, status, ev.index, ev.line, not_found_class(c.world, q))
         if conflict is not None and self.conflict is None:
             self.conflict = conflict
         return got
@@ -448,13 +462,6 @@ class LogMatcher(Matcher):
             owed = sorted({f"{rid}: {q[0][0]['type']}" for c in self.cands[:3] for rid, q in c.runq.items() if q})
             raise Stop("diverges", "the log ends, and the host never logged run events the model appended", owed)
         self.cands = live
-
-
-def _purged_readable(world, q) -> bool:
-    """The request names a purged run its caller could read (TTL-3's case of the not-found answer)."""
-    raw = raw_of(q.task_ref)[0] if isinstance(q.task_ref, str) else None
-    run = world.runs.get(raw) if raw else None
-    return run is not None and run.purged and world.params.subject(q.subject).tenant == run.tenant
 
 
 def _match_run(d, entry, c, real, mid):

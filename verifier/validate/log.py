@@ -18,7 +18,8 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from model.params import Params
+from model.amend import CHOICES
+from model.params import PARAMETER_IDS, Params
 
 from verifier.runtime.strict_json import JsonProblem, loads
 
@@ -40,8 +41,29 @@ MAPPING_SCHEMA = {
         "tools": {"type": "object", "additionalProperties": {"enum": ["flow", "task-only", "bad-args"]}},
         # Optional: the Subject a stdio session speaks for (stdio carries no bearer token).
         "stdio": {"enum": list(SUBJECTS)},
+        # Optional: the Subject an HTTP request without a bearer token speaks for (a host that serves
+        # such requests as one principal, e.g. a test deployment).
+        "tokenless": {"enum": list(SUBJECTS)},
         # Optional: methods outside the model's vocabulary to pass over (e.g. a transport's ping).
         "ignore": {"type": "array", "items": {"type": "string"}},
+        # Optional: what the host declares of itself, where the sources leave the host a choice.
+        "host": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                # Seconds a run stays readable after its retention starts (P-RETENTION): a not-found
+                # answer is never explained by a purge sooner than this on the log's clock.
+                "retention_s": {"type": "number", "exclusiveMinimum": 0},
+                # The ttlMs a live task advertises: null (its purge time not known yet) or these
+                # milliseconds from creation (Params.ttl_live_ticks).
+                "ttl_ms_live": {"type": ["integer", "null"], "minimum": 1},
+                # The HTTP status of the errors core gives none, -32602 and -32603 (Params.http_error_status).
+                "http_error_status": {"type": "integer", "minimum": 100, "maximum": 599},
+                # The host's choice of each P-... parameter the sources leave open (requirements.md).
+                "parameters": {"type": "object", "additionalProperties": False, "properties": {
+                    pid: {"enum": list(CHOICES[field])} for pid, field in PARAMETER_IDS.items() if field in CHOICES}},
+            },
+        },
     },
 }
 

@@ -3,14 +3,17 @@
 Two halves:
 - `decode`: a client-to-server request as sent on a connection -> the model client action that
   sends exactly that request (method, task reference and its form, inputResponses keys,
-  declarations, the Mcp-Name header, transport, the Subject behind the bearer token), or
-  `NotGenerated` when no model client sends a request of that form;
+  declarations, the Mcp-Name header, transport, the Subject behind the bearer token), with what
+  it carries beyond the action's arguments (`Sent`), or `NotGenerated` when no model client
+  sends a request of that form;
 - `shape`: a server-to-client message -> its normalised projection (result type, status, error
   code, taskId, inputRequests keys, notification kind), with ids left as slots that `unify`
   binds through the candidate's `Bindings`. Free text (messages, timestamps, statusMessage) and
   the tool's own content are not compared.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from model import wire
 from model.clients import FABRICATED, new_request
@@ -28,24 +31,49 @@ class NotGenerated(Exception):
     """The observed request is of a form the model's clients never send."""
 
 
+class UnknownTool(NotGenerated):
+    """A call of a tool the mapping does not name: the model knows nothing of what it does."""
+
+
+KEEP = "keep"       # `Sent.elicitation`: the declaration the Subject's model client sends
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What a decoded request carries beyond the model action's arguments (`search.send` applies it):
+    a listen's task references (the model's listen names every task it knows of; the validator
+    gives it the observed ones), and the request's elicitation declaration where it differs from
+    the one the Subject's model client sends. The model gives each Subject's client one declaration
+    (alice form and url, carol none, mallory a bare `{}`); a real client of any Subject may send any
+    of them, and the host reads it only when it answers (P-ELICIT), never at receipt."""
+    listen: tuple | None = None
+    elicitation: dict | None | str = KEEP     # the declaration (None: absent), or KEEP
+
+
 # ---- requests ----------------------------------------------------------------------------------
-def _caps(params: dict) -> tuple[bool, tuple[str, ...] | None]:
-    """(declares the Tasks extension, the elicitation declaration's keys or None when absent)."""
+def _caps(params: dict) -> tuple[bool, dict | None]:
+    """(declares the Tasks extension, the elicitation declaration as the model writes it, or None
+    when absent). The model reads only the modes it names: other keys are dropped, and a declaration
+    naming no mode stays a bare `{}` (form mode, implicitly)."""
     meta = params.get("_meta")
     if not isinstance(meta, dict) or wire.META_CLIENT_CAPABILITIES not in meta or wire.META_PROTOCOL_VERSION not in meta:
         raise NotGenerated("a request without the _meta core requires (clientCapabilities, protocolVersion)")
     caps = meta[wire.META_CLIENT_CAPABILITIES] or {}
+    if not isinstance(caps, dict):
+        raise NotGenerated("clientCapabilities that are not an object")
     tasks = wire.TASKS_EXT in (caps.get("extensions") or {})
     elicitation = caps.get("elicitation")
-    return tasks, None if elicitation is None else tuple(sorted(elicitation or {}))
+    if elicitation is not None and not isinstance(elicitation, dict):
+        raise NotGenerated(f"an elicitation declaration that is not an object ({elicitation!r})")
+    return tasks, None if elicitation is None else {m: {} for m in wire.ELICITATION_MODES if m in elicitation}
 
 
 _DECLARED: dict = {}
 
 
-def _model_declares(world, client: str, subject: str) -> tuple[str, ...] | None:
-    """The elicitation declaration the model's client sends, read off the model's own request builder
-    (on a clone, once per rule set and Subject) so that the validator follows the model's vocabulary."""
+def _model_declares(world, client: str, subject: str) -> dict | None:
+    """The elicitation declaration the Subject's model client sends, read off the model's own request
+    builder (on a clone, once per rule set and Subject)."""
     key = (type(world.rules), subject)
     if key not in _DECLARED:
         from model.snapshot import clone
@@ -53,6 +81,18 @@ def _model_declares(world, client: str, subject: str) -> tuple[str, ...] | None:
                           declares_tasks=True, task_ref=FABRICATED[0]).message
         _DECLARED[key] = _caps(msg["params"])[1]
     return _DECLARED[key]
+
+
+def with_elicitation(message: dict, elicitation: dict | None) -> dict:
+    """`message` (a model request, never changed) with its elicitation declaration replaced."""
+    params = dict(message["params"])
+    meta = dict(params["_meta"])
+    caps = {k: v for k, v in meta[wire.META_CLIENT_CAPABILITIES].items() if k != "elicitation"}
+    if elicitation is not None:
+        caps["elicitation"] = {m: {} for m in elicitation}
+    meta[wire.META_CLIENT_CAPABILITIES] = caps
+    params["_meta"] = meta
+    return {**message, "params": params}
 
 
 def listed_task_ids(params) -> list | None:
@@ -94,18 +134,20 @@ def _swapped(raw: str, ids: Bindings) -> str | None:
     return None
 
 
-def _model_key(key: str, ids: Bindings, run) -> str:
+def _model_key(key, ids: Bindings, n: int = 0) -> str:
+    """The model key standing for a real inputResponses key, in the same form: the interrupt it is
+    bound to, whichever run that is (the host's rule decides what a key of another run resolves), or
+    a key never issued (the `n`-th, so that several unbound keys of one update stay several)."""
     raw, form = raw_of(key)
     got = ids.to_model("interrupt", raw)
-    if got is None or run is None or got not in run.interrupts:
-        return NEVER_ISSUED_KEY if form == "raw" else in_form(NEVER_ISSUED_KEY, form)
+    if got is None:
+        got = NEVER_ISSUED_KEY if n == 0 else f"{NEVER_ISSUED_KEY[:-len(str(n))]}{n}"
+        return got if form == "raw" else in_form(got, form)
     return in_form(got, form)
 
 
 def decode(world, msg: dict, conn, ids: Bindings, mapping: dict):
-    """(action, args, listen_refs) of the model client action sending `msg` on `conn`; listen_refs
-    is the task list of a subscriptions/listen (the model's listen action names every known task;
-    the validator gives it the observed ones)."""
+    """(action, args, Sent) of the model client action sending `msg` on `conn`."""
     method, params = msg.get("method"), msg.get("params") or {}
     subject = conn.subject
     if subject is None:
@@ -116,18 +158,17 @@ def decode(world, msg: dict, conn, ids: Bindings, mapping: dict):
         raise AssertionError("a notification is not decoded here")
     if method == "server/discover":
         _http_only(transport, method)
-        return "discover", dict(client=client, server=server), None
-    declare, modes = _caps(params)
-    want = _model_declares(world, client, subject)
-    if modes != want:
-        def say(m):
-            return "no elicitation" if m is None else f"elicitation {{{', '.join(m)}}}"
-        raise NotGenerated(f"{subject}'s client declaring {say(modes)} (the model's declares {say(want)})")
+        return "discover", dict(client=client, server=server), Sent()
+    if not isinstance(params, dict):
+        raise NotGenerated("params that are not an object")
+    declare, elicitation = _caps(params)
+    sent = Sent(elicitation=KEEP if elicitation == _model_declares(world, client, subject) else elicitation)
     if method in REMOVED:
         _http_only(transport, method)
-        return "unsupported", dict(client=client, server=server, method=method), None
+        return "unsupported", dict(client=client, server=server, method=method), sent
     if method == "tools/call":
-        return _decode_call(world, params, client, server, transport, declare, ids, mapping)
+        action, args = _decode_call(world, params, client, server, transport, declare, ids, mapping)
+        return action, args, sent
     if method in TASK_METHODS:
         ref = params.get("taskId")
         mref = _model_ref(ref, ids)
@@ -140,24 +181,43 @@ def decode(world, msg: dict, conn, ids: Bindings, mapping: dict):
             raise NotGenerated(f"a {method} with a mismatched Mcp-Name that also does not declare the Tasks extension")
         args = dict(client=client, server=server, ref=mref, transport=transport, declare=declare, header_ok=header_ok)
         if method == "tasks/update":
-            answers = params.get("inputResponses")
-            if not isinstance(answers, dict) or len(answers) != 1:
-                raise NotGenerated("a tasks/update answering other than exactly one inputRequests key")
-            (key, answer), = answers.items()
-            action = (answer or {}).get("action") if isinstance(answer, dict) else None
-            if action not in ("accept", "decline", "cancel"):
-                raise NotGenerated(f"a tasks/update answer with action {action!r}")
-            run = world.runs.get(raw_of(mref)[0])
-            args.update(key=_model_key(key, ids, run), response=action)
-        name = {"tasks/get": "tasks_get", "tasks/update": "tasks_update", "tasks/cancel": "tasks_cancel"}[method]
-        return name, args, None
+            return _decode_update(params, args, ids, sent)
+        name = {"tasks/get": "tasks_get", "tasks/cancel": "tasks_cancel"}[method]
+        return name, args, sent
     if method == "subscriptions/listen":
         _http_only(transport, method)
         refs = listed_task_ids(params)
         if refs is None:
             raise NotGenerated("a subscriptions/listen without notifications.taskIds")
-        return "listen", dict(client=client, server=server, declare=declare), [_model_ref(r, ids) for r in refs]
+        return "listen", dict(client=client, server=server, declare=declare), \
+            Sent(tuple(_model_ref(r, ids) for r in refs), sent.elicitation)
     raise NotGenerated(f"method {method!r}")
+
+
+# The most keys a model client answers in one tasks/update (model.clients.tasks_update_two).
+MAX_UPDATE_KEYS = 3
+
+
+def _decode_update(params, args, ids, sent):
+    """One key: `tasks_update`; two or three with one action for all: `tasks_update_two`, which the
+    model's clients send declaring, over HTTP, with a matching Mcp-Name."""
+    answers = params.get("inputResponses")
+    if not isinstance(answers, dict) or not 1 <= len(answers) <= MAX_UPDATE_KEYS:
+        raise NotGenerated(f"a tasks/update answering other than one to {MAX_UPDATE_KEYS} inputRequests keys")
+    actions = {a.get("action") if isinstance(a, dict) else None for a in answers.values()}
+    if len(actions) != 1 or not actions <= {"accept", "decline", "cancel"}:
+        raise NotGenerated(f"a tasks/update answer with action {sorted(map(repr, actions))[0]}" if len(actions) == 1
+                           else "a tasks/update answering its keys with different actions")
+    response = actions.pop()
+    keys = [_model_key(k, ids, n) for n, k in enumerate(answers)]
+    if len(keys) == 1:
+        return "tasks_update", dict(args, key=keys[0], response=response), sent
+    if not (args["transport"] == "http" and args["declare"] and args["header_ok"]):
+        raise NotGenerated("a several-key tasks/update over stdio, without declaring the Tasks extension or with a "
+                           "mismatched Mcp-Name (the model's clients send one declaring, over HTTP, Mcp-Name matching)")
+    two = dict(client=args["client"], server=args["server"], ref=args["ref"], key=keys[0], also=keys[1],
+               response=response)
+    return "tasks_update_two", dict(two, **({"third": keys[2]} if len(keys) > 2 else {})), sent
 
 
 def _http_only(transport, method):
@@ -172,13 +232,13 @@ def _decode_call(world, params, client, server, transport, declare, ids, mapping
         raise NotGenerated(f"a tools/call whose name is not a string ({name!r})")
     tool = tools.get(name, name if name in ("flow", "task-only", "bad-args") else None)
     if tool is None:
-        raise NotGenerated(f"tools/call of tool {name!r}, which the mapping does not name")
+        raise UnknownTool(f"tools/call of tool {name!r}, which the mapping does not name")
     if "requestState" in params or "inputResponses" in params:
         return _decode_retry(world, params, client, transport, declare, ids)
     if tool == "bad-args":
         _http_only(transport, "tools/call of bad-args")
-        return "call_tool_bad_args", dict(client=client, server=server, declare=declare), None
-    return "call_tool", dict(client=client, server=server, transport=transport, declare=declare, tool=tool), None
+        return "call_tool_bad_args", dict(client=client, server=server, declare=declare)
+    return "call_tool", dict(client=client, server=server, transport=transport, declare=declare, tool=tool)
 
 
 def _decode_retry(world, params, client, transport, declare, ids):
@@ -200,7 +260,7 @@ def _decode_retry(world, params, client, transport, declare, ids):
     expect = prev.transport if prev.transport == "http" or (client, prev.server) in world.stdio_open else "http"
     if transport != expect:
         raise NotGenerated(f"an MRTR retry over {transport} of a call made over {prev.transport}")
-    return "mrtr_retry", dict(client=client, answers=prev.id, response=actions.pop(), declare=declare), None
+    return "mrtr_retry", dict(client=client, answers=prev.id, response=actions.pop(), declare=declare)
 
 
 # ---- what the server sends ---------------------------------------------------------------------

@@ -17,6 +17,7 @@ from verifier.validate.ids import raw_of
 from verifier.validate.observe import task_refs
 
 CALL = "answered with an error, no run created: state unchanged"
+TOOL = "a tool outside the model: answered, no run created, state unchanged"
 CHANGE = "answered, nothing resolved or cancelled: state unchanged"
 READ = "answered, a read: state unchanged"
 NOTE = "no answer owed: state unchanged"
@@ -39,11 +40,13 @@ class Outside:
                        {k: by_id[id(v)] for k, v in self.ids.items()}, {k: by_id[id(v)] for k, v in self.runs.items()},
                        [by_id[id(e)] for e in self.pending])
 
-    def add(self, ev, conn: str, msg: dict, why: str) -> dict:
+    def add(self, ev, conn: str, msg: dict, why: str, tool: bool = False) -> dict:
+        """Record an unmodelled exchange; `tool`: a call of a tool the mapping does not name, which may
+        answer as it likes but creates no run the model would know of."""
         method = msg.get("method") or "a client's response"
         owed = "id" in msg and "method" in msg
         entry = {"index": ev.index, "line": ev.line, "conn": conn, "method": method, "why": why,
-                 "assumption": ASSUMPTIONS.get(method, READ) if owed else NOTE,
+                 "assumption": TOOL if tool else ASSUMPTIONS.get(method, READ) if owed else NOTE,
                  "check": UNANSWERED if owed else "holds", "runs": []}
         self.entries.append(entry)
         if owed:
@@ -74,7 +77,7 @@ class Outside:
             return
         result = msg.get("result") if isinstance(msg.get("result"), dict) else {}
         task = result.get("taskId")
-        if entry["assumption"] == CALL and isinstance(task, str):     # a read answers with a task it did not make
+        if entry["assumption"] in (CALL, TOOL) and isinstance(task, str):   # a read answers with a task it did not make
             self.taint(entry, raw_of(task)[0], f"answered with task {task}")
         elif entry["assumption"] == CALL and result.get("isError") is not True:
             entry["check"] = f"broken: answered with a {result.get('resultType', 'complete')} result, not an error"
@@ -87,10 +90,3 @@ class Outside:
             if isinstance(ref, str) and raw_of(ref)[0] in self.runs:
                 return raw_of(ref)[0]
         return None
-
-
-def summary(entries: list) -> str:
-    broken = sum(e["check"].startswith("broken") for e in entries)
-    return (f"{len(entries)} exchange(s) outside the model's client vocabulary were not judged: no property's "
-            "verdict covers them" + (f"; the assumption failed for {broken}, whose runs were set outside the "
-                                     "model" if broken else ""))

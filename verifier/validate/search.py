@@ -38,7 +38,7 @@ from properties.base import guard_facets
 from verifier.validate.ids import Bindings
 from model.actions import SILENT
 
-from verifier.validate.observe import describe
+from verifier.validate.observe import KEEP, describe, with_elicitation
 
 INTERNAL_ACTORS = ("host", "clock")
 ANSWERING = ("respond", "answer")      # the host's steps that send a request's whole answer (model/host.py)
@@ -77,10 +77,10 @@ class Cand:
     def __init__(self, world, ids, out, runq, violation, reached, origin):
         self.world = world
         self.ids: Bindings = ids
-        self.out: dict = out          # model request id -> tuple of (message, origin) emitted, not yet seen
+        self.out: dict = out          # model request id -> tuple of (message, origin, event index) emitted, not yet seen
         self.runq: dict = runq        # model run id -> tuple of (event, status, origin) appended, not yet seen
         self.violation = violation    # (event index, property, message) of the first property broken
-        self.reached = reached        # frozenset of property names whose premise was reached
+        self.reached = reached        # frozenset of premise counters reached (properties', cases': Property.reached)
         self.origin = origin          # (pre-state, action, args, listen refs) of the last step, or None
 
     def but(self, **kw) -> "Cand":
@@ -137,28 +137,22 @@ class Matcher:
         self.texts = Texts()                 # messages' texts, numbered (`_future`)
 
     # ---- stepping the model ------------------------------------------------------------------
-    def _step(self, cand: Cand, name: str, args: dict, refs=None, in_place=False) -> Cand:
+    def _step(self, cand: Cand, name: str, args: dict, sent=None, in_place=False) -> Cand:
         """The candidate after one model step (on a clone unless `in_place`), its emissions queued
-        and the catalogue checked."""
+        and the catalogue checked. `sent` (`observe.Sent`): what a decoded request carries beyond
+        the action's arguments."""
         if self.max_steps is not None and self.steps >= self.max_steps:
             raise Stop("undetermined", f"the work budget of {self.max_steps} model steps was spent")
         w = cand.world if in_place else clone(cand.world)
-        if refs is None:
-            step = w.apply(name, args, check=False)
-        else:       # listen names every task the model knows of; give it the observed ones instead
-            w.memo = _seeded(w, f"task_refs:{args['server']}", [(args["server"], r) for r in refs])
-            try:
-                step = w.apply(name, args, check=False)
-            finally:
-                del w.memo
+        step = send(w, name, args, sent)
         self.steps += 1
-        origin = (cand.world, name, args, refs) if self.keep and not in_place else None
+        origin = (cand.world, name, args, sent) if self.keep and not in_place else None
         out = cand.out
         if step.emitted:
             out = dict(out)
             for k, (qid, msg) in enumerate(step.emitted):
                 if qid is not None and qid in w.requests:
-                    out[qid] = out.get(qid, ()) + ((msg, (origin, k)),)
+                    out[qid] = out.get(qid, ()) + ((msg, (origin, k), self.index),)
         runq = cand.runq
         if step.events and self.run_events:
             runq = dict(runq)
@@ -170,8 +164,10 @@ class Matcher:
         for p in self.props:
             if facets is not None and not p.may_read(facets, name):
                 continue
-            if p.premise is not None and p.name not in reached and p.premise(w, step):
-                reached = reached | {p.name}
+            if p.premise is not None and (p.cases or p.name not in reached):
+                keys = p.reached(p.premise(w, step))       # the property's counter and its cases'
+                if keys and not reached.issuperset(keys):
+                    reached = reached.union(keys)
             if violation is None and p.name in self.asserted:
                 msg = p.check(w, step)
                 if msg:
@@ -346,6 +342,23 @@ def _interrupt_fits(args, data: dict) -> bool:
     if "kind" in data and data["kind"] != args["kind"]:
         return False
     return "mode" not in data or data["mode"] == ("form" if args["form"] else "url")
+
+
+def send(world, name: str, args: dict, sent=None):
+    """Take the model step `name(args)` in `world` as the observed request was sent (`observe.Sent`):
+    a listen naming the observed task references, a request carrying the observed elicitation
+    declaration (set on the request the step made, before anything reads it)."""
+    if sent is not None and sent.listen is not None:
+        world.memo = _seeded(world, f"task_refs:{args['server']}", [(args["server"], r) for r in sent.listen])
+    try:
+        step = world.apply(name, args, check=False)
+    finally:
+        world.__dict__.pop("memo", None)
+    if sent is not None and sent.elicitation != KEEP:
+        q = next(world.requests[k] for k in step.created if k in world.requests)
+        q.message = with_elicitation(q.message, sent.elicitation)
+        q.declares_elicitation = sent.elicitation is not None
+    return step
 
 
 def _seeded(world, key, value):

@@ -14,6 +14,7 @@ import time
 import httpx
 
 from ..identity import TOKENS, project
+from .legs import NONEXISTENT
 from .mcp_client import HttpClient, declares
 
 TOOLS = ("conformance-approval", "conformance-failure", "conformance-delay", "conformance-cancellable")
@@ -28,6 +29,10 @@ def session(base: str, steps: int, seed: int) -> dict:
     keys: dict[str, list[str]] = {}
     counts: dict[str, int] = {}
     threads = []
+    # An id never created, by each tasks/* method: the answer an unreadable task's is compared with (ISO-1).
+    clients["alice"].get(NONEXISTENT)
+    clients["alice"].cancel(NONEXISTENT)
+    clients["alice"].update(NONEXISTENT, {"acme/i-neverissuedneverissued": {"action": "cancel"}})
     for _ in range(steps):
         who = rng.choice(list(clients))
         c = clients[who]
