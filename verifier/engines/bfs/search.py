@@ -427,6 +427,9 @@ def plan(scope_spec, catalogue):
     if scope_spec:
         return [(scopes.parse(scope_spec), list(catalogue))]
     host, harness = split_catalogue(catalogue)
+    # a property homed at a composed scope (LIV-2: a harness waiting on a task) is of the harness's side
+    moved = [p for p in host if scopes.home(p.ids) and scopes.parse(scopes.home(p.ids)).composed]
+    host, harness = [p for p in host if p not in moved], [p for p in catalogue if p in harness or p in moved]
     out = []
     for spec in scopes.plan_specs():
         sc = scopes.parse(spec)
