@@ -85,10 +85,8 @@ def coverage(examples: int):
 
 
 def plan_scopes() -> list[str]:
-    """Every scope spec of the exhaustive engine's plan: default scopes and homes (`plan`), then the
-    coverage scopes, host's and harness's."""
-    return [sc.name for sc, _ in plan(None, list(load_catalogue().values()))] + \
-        [*scopes.COVERAGE, *scopes.HARNESS_COVERAGE]
+    """Every scope spec of the exhaustive engine's plan: default scopes, homes and coverage scopes."""
+    return [sc.name for sc, _ in plan(None, list(load_catalogue().values()))]
 
 
 def exhaustive_coverage(specs, progress=None):
