@@ -226,7 +226,11 @@ def check(args) -> dict:
                      "state_cap": bool(re.search(r"\d+ states after", r.stopped or "")),
                      "generated": sorted(a for a, n in r.action_counts.items() if n)
                      + sorted(f"{d}: {f}" for (d, f), n in (r.form_counts or {}).items() if n),
-                     "coverage": {"premises": {v.name: v.premise for v in r.verdicts if v.premise},
+                     # each premise case too: a mutant that stops generating one (a credential interrupt,
+                     # a bare elicitation declaration) leaves its property's premise reached but not it
+                     "coverage": {"premises": {**{v.name: v.premise for v in r.verdicts if v.premise},
+                                               **{f"{v.name} / {c}": n for v in r.verdicts
+                                                  for c, n in v.cases.items() if n}},
                                   "actions": dict(r.action_counts)}}
         if args.index >= 0 and (r.faults or any(v.verdict == "refuted" for v in r.verdicts)):
             break
