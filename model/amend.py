@@ -356,7 +356,7 @@ def load_file(spec: str) -> type:
     try:
         exec(code, module.__dict__)
     except BaseException as e:  # noqa: B036 -- SystemExit, KeyboardInterrupt and the rest: the file's own doing
-        raise AmendmentError(f"{path.name}:{_raising_line(e, path)}: {type(e).__name__}: {e}") from None
+        raise AmendmentError(f"{path.name}:{_raising_line(e, path)}: {type(e).__name__}: {_text(e)}") from None
     found = [v for v in vars(module).values()
              if inspect.isclass(v) and issubclass(v, Amendment) and v is not Amendment and v.__module__ == mod_name]
     if cls_name:
@@ -374,6 +374,14 @@ def load_file(spec: str) -> type:
         raise AmendmentError(f"{_where(cls, 'name')}: name {cls.name!r} is a built-in variant's; choose another")
     cls._origin = (path, digest)
     return cls
+
+
+def _text(e: BaseException) -> str:
+    """The message of an exception the file raised: its own `__str__` may raise too."""
+    try:
+        return str(e)
+    except Exception as inner:  # noqa: BLE001 -- whatever the file's __str__ raises, it is the file's doing
+        return f"(its message could not be made: {type(inner).__name__})"
 
 
 def _raising_line(e: BaseException, path: Path):

@@ -12,8 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from verifier.runtime.budgets import DEFAULT_EXAMPLES, DEFAULT_RLIMIT, EXAMPLES_PER_CHUNK
-from verifier.runtime.exitcodes import EXIT_FAULT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
+from verifier.runtime.budgets import DEFAULT_EXAMPLES, DEFAULT_RLIMIT, EXAMPLES_PER_CHUNK, TIME_CAP
+from verifier.runtime.exitcodes import (EXIT_FAULT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDETERMINED, EXIT_USAGE,
+                                        UsageError)
+from verifier.runtime.files import path_arg
+from verifier.runtime.watchdog import CapReached
 
 EXIT_CODES = """exit codes:
   0  every property holds within the stated bounds and budget (known gaps shown as expected)
@@ -101,8 +104,8 @@ def build_parser() -> Parser:
                     help="exit 0 exactly when every expectation of the variant (its `expect`) is met, else 1")
     ck.add_argument("--json", action="store_true", help="print the result as one JSON object "
                                                         "(schemas/check-result.schema.json)")
-    ck.add_argument("--out", default="out", help="where the result JSON is written (default out/)")
-    ck.add_argument("--counterexamples", default=None, metavar="DIR",
+    ck.add_argument("--out", default="out", type=path_arg, help="where the result JSON is written (default out/)")
+    ck.add_argument("--counterexamples", default=None, metavar="DIR", type=path_arg,
                     help="where counterexample folders are written (default OUT/counterexamples; "
                          "counterexamples/ is the committed set)")
     ck.add_argument("--no-counterexamples", action="store_true", help="write no counterexample folders")
@@ -114,9 +117,11 @@ def build_parser() -> Parser:
                     help="the amendment file the trace was recorded on (a trace never names a file to import)")
 
     gt = _parser(sub, "gate", "re-run the baseline and every built-in variant against the manifest")
-    gt.add_argument("--manifest", default="counterexamples/manifest.json",
+    gt.add_argument("--manifest", default="counterexamples/manifest.json", type=path_arg,
                     help="the recorded verdicts (default counterexamples/manifest.json)")
-    gt.add_argument("--budget", type=float, default=None, help="seconds per variant (default: the manifest's)")
+    gt.add_argument("--budget", type=float, default=None, metavar="S",
+                    help="an outer wall-clock cap per variant, opt-in (default: the manifest's `budget_cap`, else "
+                         "none: the manifest's work bounds each variant)")
     gt.add_argument("--only", nargs="*", default=None, help="check only these variants")
     gt.add_argument("--record", action="store_true", help="record the verdicts as the new manifest and "
                                                           "rewrite the committed counterexamples")
@@ -152,8 +157,8 @@ def build_parser() -> Parser:
                     help="the shared example database (redis://HOST:PORT/DB; default $TASKMODEL_REDIS); "
                          "without one, a folder database under OUT/swarm-db")
     sw.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    sw.add_argument("--out", default="out", help="where the result JSON is written (default out/)")
-    sw.add_argument("--counterexamples", default=None, metavar="DIR",
+    sw.add_argument("--out", default="out", type=path_arg, help="where the result JSON is written (default out/)")
+    sw.add_argument("--counterexamples", default=None, metavar="DIR", type=path_arg,
                     help="where counterexample folders are written (default OUT/counterexamples)")
     sw.add_argument("--no-counterexamples", action="store_true", help="write no counterexample folders")
 
@@ -228,6 +233,8 @@ def _main(argv: list[str]) -> int:
             try:
                 return getattr(commands, f"cmd_{argv[0]}")(argparse.Namespace(rest=argv[1:]))
             except SystemExit as e:    # their own --help
+                if _stdout_closed(e):
+                    raise
                 return e.code if isinstance(e.code, int) else EXIT_USAGE
         parser = build_parser()
         try:
@@ -249,11 +256,14 @@ def _main(argv: list[str]) -> int:
     except UsageError as e:
         print(str(e).splitlines()[0] if str(e) else "taskmodel: bad usage", file=sys.stderr)
         return EXIT_USAGE
-    except BrokenPipeError:
-        return EXIT_OK
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except CapReached as e:     # past the engines (they report it as undetermined): no answer to give
+        print(f"taskmodel: {TIME_CAP}: {e}", file=sys.stderr)
+        return EXIT_UNDETERMINED
     except (Exception, SystemExit) as e:
+        if _stdout_closed(e):
+            return _quiet()
         # Model or amendment code that raised (or called sys.exit) outside an engine's guard: a fault,
         # in one line; never a traceback unless asked for, never a pass.
         from verifier.runtime.faults import locate, one_line
@@ -262,6 +272,26 @@ def _main(argv: list[str]) -> int:
             traceback.print_exception(e, file=sys.stderr)
         print(f"taskmodel: fault at {locate(e)}: {one_line(e)}", file=sys.stderr)
         return EXIT_FAULT
+
+
+def _stdout_closed(e: BaseException) -> bool:
+    """Did `e` come of stdout's reader going away (`taskmodel list | head -1`)? Rich's console
+    answers a broken pipe with SystemExit(1) from its `on_broken_pipe`."""
+    if isinstance(e, BrokenPipeError):
+        return True
+    import traceback
+    return isinstance(e, SystemExit) and any(f.name == "on_broken_pipe" for f in traceback.extract_tb(e.__traceback__))
+
+
+def _quiet() -> int:
+    """A closed stdout ends the command quietly with 0, as a Unix tool's does: what is still
+    buffered for it goes nowhere instead of failing again at exit."""
+    import os
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):       # no stdout to speak of
+        pass
+    return EXIT_OK
 
 
 if __name__ == "__main__":

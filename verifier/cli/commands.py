@@ -402,6 +402,7 @@ def counterexample_folders(variant, results, args):
     """Write a folder per refuted property, known gap and witness (by default under out/), and tell
     each refuted property's steps with what they changed."""
     from verifier.runtime.budgets import TIME_CAP
+    from verifier.runtime.faults import one_line
     from verifier.runtime.watchdog import CapReached
     from verifier.runtime.worlds import guarded_factory, world_at, world_factory
     from verifier.writers import counterexamples
@@ -423,8 +424,7 @@ def counterexample_folders(variant, results, args):
                     paths[key] = str(counterexamples.write(root, variant, v, make, r.seed)
                                      / "trace.itf.json")
             except Exception as e:      # a trace that no longer replays is told by its notes alone
-                print(f"taskmodel: {v.name}: the trace could not be written ({type(e).__name__}: {e})",
-                      file=sys.stderr)
+                print(f"taskmodel: {v.name}: the trace could not be written ({one_line(e)})", file=sys.stderr)
             except CapReached as e:     # a step of its replay blocked past the cap (watchdog.GRACE)
                 print(f"taskmodel: {v.name}: the trace could not be written ({TIME_CAP}: {e})", file=sys.stderr)
     return paths, told

@@ -141,9 +141,6 @@ def compare(name: str, recorded: dict | None, got: dict) -> list[str]:
         length, best = got["lengths"].get(prop), recorded.get("lengths", {}).get(prop)
         if length is not None and best is not None and length > best:
             out.append(f"{name}: {prop} counterexample grew from {best} to {length} steps")
-    for prop in recorded["verdicts"]:
-        if prop not in got["verdicts"]:
-            out.append(f"{name}: {prop} is no longer in the catalogue")
     return out
 
 
@@ -151,7 +148,7 @@ _COUNT = {"type": "integer", "minimum": 0}
 _COUNTS = {"type": "object", "additionalProperties": _COUNT}
 _NAMES = {"type": "object", "additionalProperties": {"type": "string"}}
 _SETTINGS = {
-    "seed": {"type": "integer"}, "chunks": {"type": "integer", "minimum": 1, "maximum": 100_000},
+    "seed": {"type": "integer", "minimum": 0}, "chunks": {"type": "integer", "minimum": 1, "maximum": 100_000},
     "examples_per_chunk": {"type": "integer", "minimum": 1, "maximum": 100_000},
     "steps": {"type": "integer", "minimum": 1, "maximum": 1000},
     "budget_cap": {"type": "number", "exclusiveMinimum": 0, "maximum": 86_400}, "bfs": {"type": "boolean"},
@@ -160,7 +157,7 @@ _SETTINGS = {
 }
 # The manifest's shape: what the gate reads, with the types it reads them as (`_record` writes it).
 MANIFEST_SCHEMA = {
-    "type": "object", "additionalProperties": False,
+    "type": "object", "additionalProperties": False, "required": ["settings"],
     "properties": {
         "settings": {"type": "object", "additionalProperties": False, "properties": {
             **_SETTINGS,
@@ -208,9 +205,31 @@ def _load_manifest(path: Path, record: bool) -> dict:
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "the top level"
         raise UsageError(f"taskmodel: {path}: not a gate manifest: at {where}: {error.message}"[:300])
-    manifest["settings"] = {**DEFAULTS, **manifest.get("settings", {})}
+    if "variants" not in manifest and not record:       # a manifest of settings alone is one to record
+        raise UsageError(f"taskmodel: {path}: no variants recorded (record them with `taskmodel gate --record`)")
+    manifest["settings"] = {**DEFAULTS, **manifest["settings"]}
     manifest.setdefault("variants", {})
     return manifest
+
+
+def unknown_name(manifest: dict, variants) -> str | None:
+    """Where the manifest's records name a variant this gate has not (`variants`) or a property the
+    catalogue has not, with the name; None when they name none. Such records are another gate's, or
+    older than the code: they are refused (or, with --record, recorded again)."""
+    from properties.base import load_catalogue
+    props = set(load_catalogue())
+    for name, rec in manifest["variants"].items():
+        if name not in variants:
+            return f"variants: {name!r} is not a variant of this gate"
+        tables = {"verdicts": rec["verdicts"], "lengths": rec.get("lengths", {}),
+                  "coverage/premises": rec.get("coverage", {}).get("premises", {})}
+        for scope, got in rec.get("bfs", {}).items():
+            tables |= {f"bfs/{scope}/verdicts": got["verdicts"], f"bfs/{scope}/lengths": got.get("lengths", {})}
+        for where, table in tables.items():
+            prop = next((p for p in table if p not in props), None)
+            if prop is not None:
+                return f"variants/{name}/{where}: {prop!r} is not a property of the catalogue"
+    return None
 
 
 def _explore_local(pool, order: list, specs: dict, mine: dict, graphs: dict, jobs: int) -> dict:
@@ -259,6 +278,14 @@ def run_gate(args) -> int:
         specs = {n: n for n in ["baseline", *sorted(builtins())]}
     path = manifest_path(args)
     manifest = _load_manifest(path, args.record)
+    tuned = next((n for n in manifest["settings"].get("per_variant", {}) if n not in specs), None)
+    if tuned is not None:
+        raise UsageError(f"taskmodel: {path}: settings/per_variant: {tuned!r} is not a variant of this gate")
+    unknown = unknown_name(manifest, specs)
+    if unknown and not args.record:
+        raise UsageError(f"taskmodel: {path}: {unknown} (record the manifest again with `taskmodel gate --record`)")
+    if args.record:         # what no variant of this gate records is not recorded again
+        manifest["variants"] = {n: rec for n, rec in manifest["variants"].items() if n in specs}
     settings = manifest["settings"]
     names = list(specs)
     if args.only is not None:

@@ -92,8 +92,16 @@ def _best(frames, named: bool = False) -> str:
     return "?"
 
 
+def text_of(exc: BaseException) -> str:
+    """str(exc), or what stood in its way: an amendment's exception may raise in its own `__str__`."""
+    try:
+        return str(exc)
+    except Exception as e:  # noqa: BLE001 -- whatever its __str__ raises
+        return f"(its message could not be made: {type(e).__name__})"
+
+
 def one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
+    lines = text_of(exc).strip().splitlines()
     text = lines[0].strip() if lines else ""
     errors = getattr(exc, "errors", None)
     if callable(errors) and hasattr(exc, "title"):

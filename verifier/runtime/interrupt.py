@@ -9,14 +9,23 @@ processes it started (`kill -INT` reaches it alone; a terminal's Ctrl-C reaches 
 forked worker the handler only sets the flag: the worker's next `check()` ends its task with
 KeyboardInterrupt, which its pool hands back to the command, and an idle worker is left to be shut
 down without a traceback.
+
+Where Python ignores such an exception it prints "Exception ignored in ... KeyboardInterrupt" with a
+traceback: for the command's own signals (an interrupt, the watchdog's timers, which fire again)
+that text says nothing, and `honoured()` keeps it off stderr (`sys.unraisablehook`).
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from contextlib import contextmanager
+
+from verifier.runtime.watchdog import CapReached, StepTimeout
+
+SIGNALLED = (KeyboardInterrupt, CapReached, StepTimeout)    # what the command's own signal handlers raise
 
 _requested = False
 _owner: int | None = None       # the process that installed the handler
@@ -61,7 +70,14 @@ def honoured():
         yield
         return
     previous, _owner = signal.signal(signal.SIGINT, _handler), os.getpid()
+    hook = sys.unraisablehook
+
+    def unraisable(u):
+        if not isinstance(u.exc_value, SIGNALLED):
+            hook(u)
+    sys.unraisablehook = unraisable
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = hook

@@ -200,6 +200,9 @@ def _split(spec: str) -> list[str]:
     return out
 
 
+MAX_SIZE = 1_000_000        # past any scope a search could complete: a larger override is a typo
+
+
 class ScopeError(ValueError):
     """A scope name or override that does not exist or does not parse."""
 
@@ -209,7 +212,9 @@ def parse(spec: str | None, composed: bool = False) -> Scope:
     import ast
     if not spec:
         return SCOPES[DEFAULT_COMPOSED if composed else DEFAULT_HOST]
-    name, *overrides = [x.strip() for x in _split(spec) if x.strip()]
+    name, *overrides = [x.strip() for x in _split(spec)]
+    if "" in overrides:
+        raise ScopeError(f"{spec!r}: an empty override (a comma with nothing after it)")
     if name not in SCOPES:
         raise ScopeError(f"unknown scope {name!r} (known: {', '.join(SCOPES)})")
     scope = SCOPES[name]
@@ -226,7 +231,7 @@ def parse(spec: str | None, composed: bool = False) -> Scope:
         default = getattr(Params(), key)
         if default is not None and value is not None and not isinstance(value, type(default)):
             raise ScopeError(f"scope override {item!r}: {key} takes a {type(default).__name__}")
-        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-            raise ScopeError(f"scope override {item!r}: sizes are never negative")
+        if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_SIZE:
+            raise ScopeError(f"scope override {item!r}: a size is a whole number from 0 to {MAX_SIZE:,}")
         sizes[key] = value
     return replace(scope, name=spec.replace(" ", ""), sizes=sizes)

@@ -31,6 +31,7 @@ DEFAULT_STEP_LIMIT = 5.0      # CPU seconds; a model step takes well under a mil
 BLOCKED_FACTOR = 12           # the wall-clock backstop, in multiples of the limit...
 BLOCKED_MIN = 60.0            # ...and never below this many seconds
 GRACE = 0.5                   # wall seconds the steps after the deadline share
+REFIRE = 0.1                  # wall seconds after which a wall-clock timeout lost where Python ignores it is raised again
 
 
 class CapReached(BaseException):
@@ -58,7 +59,7 @@ class _Bound:
             # Re-fired every further `seconds` of CPU: a StepTimeout raised where Python ignores
             # exceptions (a garbage-collection callback) is raised again instead of lost.
             signal.setitimer(signal.ITIMER_PROF, self.seconds, self.seconds)
-            signal.setitimer(signal.ITIMER_REAL, wall)
+            signal.setitimer(signal.ITIMER_REAL, wall, REFIRE)
         self.dog.depth += 1
         return self
 

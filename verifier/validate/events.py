@@ -117,7 +117,8 @@ class LogMatcher(Matcher):
         subject = (self.mapping.get("tokens") or {}).get(token)
         why = ("a request without a bearer token, and the mapping names no Subject for one (its `tokenless` key)"
                if not token else "a request whose bearer token the mapping does not name" + (
-                   "" if self.mapping.get("tokens") else " (no mapping file given: --map)"))
+                   # the mapping without --map (a file that maps no identity is refused: read_mapping)
+                   " (no mapping file given: --map)" if self.mapping == {"tokens": {}} else ""))
         if not token and d["transport"] == "http":
             subject = self.mapping.get("tokenless")        # a client that sends no credential speaks for it
         if d["transport"] == "stdio" and not token:

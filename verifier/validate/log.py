@@ -172,4 +172,6 @@ def read_mapping(source) -> dict:
     error = best_match(Draft202012Validator(MAPPING_SCHEMA).iter_errors(source))
     if error is not None:
         raise LogError(f"{name}: mapping {_where(error)}{error.message}"[:300])
+    if not source["tokens"] and "stdio" not in source and "tokenless" not in source:
+        raise LogError(f"{name}: mapping tokens: empty, and no `stdio` or `tokenless` Subject: it maps no identity")
     return source

@@ -23,7 +23,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verifier.runtime.files import check_folder
+from verifier.runtime.exitcodes import UsageError
+from verifier.runtime.files import check_file, check_folder, path_arg, sweep, write_atomic
 from verifier.writers.diagrams import dot, graph, highlight, mermaid, svg, tutorial
 from verifier.writers.diagrams import trace as itf_trace
 
@@ -154,7 +155,7 @@ def _write(plan: Plan) -> list[Path]:
     for path, text in plan.files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8", newline="\n")
+            write_atomic(path, text)
         written.append(path)
     return written
 
@@ -185,12 +186,16 @@ class _Parser(argparse.ArgumentParser):
         raise ValueError(f"{self.prog}: {message}")
 
 
+def _path(text: str) -> Path:
+    return Path(path_arg(text))
+
+
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="taskmodel diagrams", description="Regenerate the diagrams from model.lifecycle.")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="lifecycle diagrams folder (default diagrams)")
-    p.add_argument("--counterexamples", type=Path, default=DEFAULT_COUNTEREXAMPLES,
+    p.add_argument("--out", type=_path, default=DEFAULT_OUT, help="lifecycle diagrams folder (default diagrams)")
+    p.add_argument("--counterexamples", type=_path, default=DEFAULT_COUNTEREXAMPLES,
                    help="folder searched for trace.itf.json (default counterexamples)")
-    p.add_argument("--tutorial-file", type=Path, default=DEFAULT_TUTORIAL,
+    p.add_argument("--tutorial-file", type=_path, default=DEFAULT_TUTORIAL,
                    help="Markdown file whose include blocks are refreshed (default docs/tutorial.md)")
     p.add_argument("--lifecycles", action="store_true", help="step: the lifecycle diagrams")
     p.add_argument("--traces", action="store_true", help="step: a highlighted lifecycle beside every trace")
@@ -209,8 +214,17 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:          # --help
         return 0 if e.code in (0, None) else 3
     every = not (args.lifecycles or args.traces or args.tutorial)
-    if not args.check and (every or args.lifecycles):
-        check_folder(args.out, "diagrams: --out")
+    try:        # what this run would write, refused before the work
+        if not args.check and (every or args.lifecycles):
+            check_folder(args.out, "diagrams: --out")
+        if not args.check and (every or args.tutorial):
+            check_file(args.tutorial_file, "diagrams: --tutorial-file")
+    except UsageError as e:
+        print(str(e), file=sys.stderr)
+        return 3
+    if not args.check:
+        for root in (args.out, args.counterexamples):
+            sweep(root)
     plans: list[tuple[str, Plan]] = []
     if every or args.lifecycles:
         plans.append((f"{args.out.as_posix()}/", plan_lifecycles(args.out)))

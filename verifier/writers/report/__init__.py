@@ -26,7 +26,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from verifier.runtime.files import check_file
+from verifier.runtime.files import check_file, path_arg, sweep, write_atomic
 from verifier.runtime.strict_json import loads
 from verifier.writers.report.page import Counterexample, build_page, load_counterexample
 
@@ -44,14 +44,19 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+def _path(text: str) -> Path:
+    return Path(path_arg(text))
+
+
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="taskmodel report", description="Write the static HTML report.")
-    p.add_argument("--out", type=Path, default=Path("out/report/index.html"))
-    p.add_argument("--check", type=Path, default=None,
+    p.add_argument("--out", type=_path, default=Path("out/report/index.html"),
+                   help="the report file (default out/report/index.html), written whole or not at all")
+    p.add_argument("--check", type=_path, default=None,
                    help=f"a check result JSON (taskmodel check --json; default {LATEST.as_posix()} when it exists)")
-    p.add_argument("--counterexamples", type=Path, default=Path("counterexamples"),
+    p.add_argument("--counterexamples", type=_path, default=Path("counterexamples"),
                    help="folder searched for trace.itf.json (default counterexamples)")
-    p.add_argument("--diagrams", type=Path, default=Path("diagrams"),
+    p.add_argument("--diagrams", type=_path, default=Path("diagrams"),
                    help="committed diagrams, used when Graphviz's dot is missing (default diagrams)")
     return p
 
@@ -126,16 +131,16 @@ def main(argv: list[str] | None = None) -> int:
         except SystemExit as e:
             return 0 if e.code in (0, None) else 3
         check_file(args.out, "report: --out")
+        sweep(args.out.parent, 0)
         if args.check is None and LATEST.is_file():
             args.check = LATEST
         check = read_check(args.check) if args.check is not None else None
         cxs, problems = collect(check, args.check, args.counterexamples)
+        html, notes = build_page(check, args.check.as_posix() if args.check else None, cxs, problems, args.diagrams)
+        write_atomic(args.out, html)
     except UsageError as e:
         print(str(e).splitlines()[0], file=sys.stderr)
         return 3
-    html, notes = build_page(check, args.check.as_posix() if args.check else None, cxs, problems, args.diagrams)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(html, encoding="utf-8", newline="\n")
     for note in notes + problems:
         print(f"note: {note}", file=sys.stderr)
     print(f"{args.out.as_posix()}: {summary(check, args.check)}, {len(cxs)} counterexample(s)")
