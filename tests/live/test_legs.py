@@ -62,3 +62,23 @@ def test_each_leg_log_conforms(start_host, validate, check_schema, leg):
     check_schema(host.log)
     out = validate(host.log)
     assert out["result"] == "conforms", validate.explain(out)
+
+
+def _reaching():
+    if importlib.util.find_spec("httpx") is None:
+        return {}
+    from examples.host.clients import reach
+    return {"answer-again-while-working": reach.answer_again_while_working,
+            "retry-dropped-while-working": reach.retry_dropped_while_working}
+
+
+def test_legs_probes_and_reaching_clients_hold_in_any_order(start_host):
+    """Backwards, on one host: each client reads only what it made, whatever the others left (a run
+    still waiting for an approval in the same tenant among them)."""
+    from examples.host.clients.legs import LEGS, Clients
+    from examples.host.clients.probes import PROBES
+    host = start_host(name="backwards")
+    c = Clients(host.base)
+    c.bob.call("conformance-approval", {"ms": 10})      # left waiting for its approval throughout
+    for client in reversed([*LEGS.values(), *PROBES.values(), *_reaching().values()]):
+        client(Clients(host.base))

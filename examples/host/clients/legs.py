@@ -251,7 +251,8 @@ def main(argv=None) -> int:
 def run_all(base: str, checks: dict) -> int:
     """Run each named check against the host at `base`, a line each: 0 all pass, 1 one failed,
     4 the host did not answer. A check that meets an answer it cannot read (an error where it needed
-    a result: `Exchange.result` asserts; a result missing a key) fails alone; the others still run."""
+    a result: `Exchange.result` asserts; a result missing a key) or none in time fails alone; the
+    others still run."""
     c, failed = Clients(base), 0
     for name, run in checks.items():
         try:
@@ -260,6 +261,9 @@ def run_all(base: str, checks: dict) -> int:
         except LegFailed as e:
             failed += 1
             print(f"FAIL  {name}: {e}")
+        except httpx.TimeoutException as e:      # the host is there but kept this leg waiting: this leg fails
+            failed += 1
+            print(f"FAIL  {name}: no answer in time: {type(e).__name__}: {str(e)[:200]}")
         except httpx.HTTPError as e:
             print(f"error: {name}: the host at {base} did not answer: {e}", file=sys.stderr)
             return 4

@@ -12,6 +12,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -128,7 +129,9 @@ class HttpClient:
 
     def listen(self, task_ids: list[str], read_for: float, until=None, **kw) -> Exchange:
         """Open subscriptions/listen and read its stream for `read_for` seconds (or until `until(messages)`),
-        then close the connection (the client's way to end a listen stream on HTTP)."""
+        then close the connection (the client's way to end a listen stream on HTTP). The stream is
+        read beside the caller, so the deadline holds whether or not a line arrives: a silent stream
+        is closed under its reader."""
         params = {"notifications": {"taskIds": task_ids}}
         _, body = self._body("subscriptions/listen", params, kw.get("tasks", True), self.elicitation)
         ex = Exchange(0, {})
@@ -141,12 +144,31 @@ class HttpClient:
                     r.read()
                     ex.messages = [json.loads(r.content)] if r.content else []
                     return ex
-                lines = []
-                for line in r.iter_lines():
-                    lines.append(line)
-                    ex.messages = _sse_messages(lines)
-                    if time.monotonic() > deadline or (until is not None and until(ex.messages)):
-                        break
+                enough = threading.Event()
+
+                def read() -> None:
+                    lines = []
+                    try:
+                        for line in r.iter_lines():
+                            lines.append(line)
+                            ex.messages = _sse_messages(lines)
+                            if enough.is_set() or (until is not None and until(ex.messages)):
+                                break
+                    except (httpx.HTTPError, ValueError):   # closed under it at the deadline, or cut mid-message
+                        pass
+                    finally:
+                        enough.set()
+                reader = threading.Thread(target=read, daemon=True)
+                reader.start()
+                enough.wait(max(0.0, deadline - time.monotonic()))
+                enough.set()
+                # a reader still waiting for a line is woken by the connection's end (closing the
+                # response would wait for that read)
+                try:
+                    r.extensions["network_stream"].get_extra_info("socket").shutdown(socket.SHUT_RDWR)
+                except OSError:         # the host ended it first
+                    pass
+        reader.join(5)
         return ex
 
     def _raw(self, method: str, params: dict, tasks: bool) -> tuple[tuple[str, int], bytes]:

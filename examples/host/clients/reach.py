@@ -41,21 +41,23 @@ def answer_again_while_working(c: Clients, ms: int = 1500) -> None:
 
 
 def retry_dropped_while_working(c: Clients, ms: int = 3000) -> None:
-    """bob (the approver) calls blocking, retries with his approval, and cuts the retry mid-run."""
+    """bob (the approver) calls blocking, retries with his approval, and cuts the retry mid-run.
+    The call's run is the one it made: other runs of the tenant may wait for an approval too."""
+    earlier = {r["runId"] for r in c.bob.runs()}
     first = c.bob.call("conformance-approval", {"ms": ms}, tasks=False).result
     check(first.get("resultType") == "input_required", f"not an InputRequiredResult: {first.get('resultType')}")
     key = next(iter(first["inputRequests"]))
-    before = {r["runId"]: r for r in c.bob.runs()}
-    waiting = [rid for rid, r in before.items() if r["status"] == "waiting-approval"]
+    made = [r["runId"] for r in c.bob.runs() if r["runId"] not in earlier and r["status"] == "waiting-approval"]
+    check(len(made) == 1, f"{len(made)} new runs waiting for approval after one blocking call")
+    own = made[0]
 
-    def resumed() -> bool:
-        return any(r["runId"] in waiting and r["status"] == "running" for r in c.bob.runs())
+    def status() -> str:
+        return next(r["status"] for r in c.bob.runs() if r["runId"] == own)
     c.bob.drop("tools/call", {"name": "conformance-approval", "arguments": {"ms": ms},
                               "requestState": first["requestState"], "inputResponses": {key: ACCEPT}},
-               resumed, tasks=False)
-    _until(lambda: any(r["runId"] in waiting and r["status"] in TERMINAL for r in c.bob.runs()),
-           ms / 1000 + 10, "the run ending")
-    run = next(r for r in c.bob.runs() if r["runId"] in waiting)
+               lambda: status() == "running", tasks=False)
+    _until(lambda: status() in TERMINAL, ms / 1000 + 10, "the run ending")
+    run = next(r for r in c.bob.runs() if r["runId"] == own)
     check(run["status"] == "cancelled" and run["reason"] == "mcp-request-cancelled",
           f"run {run['status']} (reason {run['reason']}) after the retry that owned it was cut")
 
