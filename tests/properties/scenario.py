@@ -17,7 +17,7 @@ import random
 from model.actions import ACTIONS
 from model.host import answer_pending
 from model.world import World
-from properties.base import find
+from properties.base import count_premise, find
 
 PROTOCOL_ACTORS = ("client", "network", "host", "rest", "clock")
 
@@ -28,7 +28,8 @@ class Scenario:
     `names` (a subclass sets its own) are property names or requirement ids, and what a step records
     is keyed by the name as given: `fired[n]` counts the steps that exercised n's premise and
     `violations[n]` lists n's messages, each present only once there is one; `premises` and
-    `messages` show every name, at 0 or [] where there is none.
+    `messages` show every name, at 0 or [] where there is none; `cases(n)` counts each premise case
+    n declares (a premise answering a case it does not declare raises).
     """
 
     names = ()                           # property names or requirement ids
@@ -39,6 +40,7 @@ class Scenario:
         self.props = {n: find(n) for n in names or self.names}
         self.fired: dict[str, int] = {}
         self.violations: dict[str, list[str]] = {}
+        self.counts: dict[str, dict] = {n: {} for n in self.props}     # premise counters (`count_premise`)
 
     def do(self, action, answer=True, **match):
         """Take the first `action` move whose arguments include `match`, and check it. A request it
@@ -54,7 +56,7 @@ class Scenario:
 
     def check(self, step):
         for n, p in self.props.items():
-            if p.premise is not None and p.premise(self.world, step):
+            if p.premise is not None and count_premise(self.counts[n], p, p.premise(self.world, step)):
                 self.fired[n] = self.fired.get(n, 0) + 1
             msg = p.check(self.world, step)
             if msg:
@@ -68,6 +70,14 @@ class Scenario:
     @property
     def messages(self) -> dict[str, list[str]]:
         return {n: self.violations.get(n, []) for n in self.props}
+
+    def cases(self, n) -> dict[str, int]:
+        """{case: steps that reached it} of n's premise, every declared case shown."""
+        return self.props[n].case_counts(self.counts[n])
+
+    def reached(self, n) -> set[str]:
+        """The cases of n's premise reached so far."""
+        return {c for c, k in self.cases(n).items() if k}
 
     def call(self, client="C1", declare=True, server="S1", transport="http"):
         """`client` calls the tool `flow`: the request's id and its run's."""
