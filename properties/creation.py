@@ -456,11 +456,31 @@ def _undeclared_tasks_answers(world, step):
             if q.method in TASKS_METHODS and not declared(q) and advertised(world, q.server)]
 
 
+NEG2_NAMED = ("a readable task", "another tenant's", "none")
+NEG2_CASES = tuple(f"{m}, naming {k}" for m in TASKS_METHODS for k in NEG2_NAMED)
+
+
+def _neg2_named(world, q) -> str | None:
+    """What q's task id names, as the sentence's "whatever the id" enumerates it (None: a task of the
+    caller's tenant it cannot read, which the sentence does not name)."""
+    run = named_run(world, task_ref(q))
+    if run is None:
+        return "none"
+    if can_get_run(world, q.subject, run, q.server):
+        return "a readable task"
+    return "another tenant's" if run.tenant != world.params.subject(q.subject).tenant else None
+
+
+def _neg2_premise(world, step) -> tuple:
+    return tuple(f"{q.method}, naming {k}" for q, _ in _undeclared_tasks_answers(world, step)
+                 if (k := _neg2_named(world, q)))
+
+
 @prop("undeclared-tasks-method-refused", "NEG-2", "step", "ext-tasks §Error Handling",
       "tasks/get, tasks/update and tasks/cancel whose own _meta does not declare the extension are answered "
       "-32021 naming the extension (the capability check precedes the lookup, so the answer is the same "
       "whatever the id; -32020 is tolerated only with a mismatched Mcp-Name) and change nothing",
-      premise=lambda world, step: bool(_undeclared_tasks_answers(world, step)), reads=("emitted",))
+      premise=_neg2_premise, reads=("emitted",), cases=NEG2_CASES)
 def undeclared_tasks_method_refused(world, step):
     for q, msg in _undeclared_tasks_answers(world, step):
         ok = missing_capability_ok(msg) or (error_code(msg) == wire.HEADER_MISMATCH and not header_matches(q))
@@ -478,10 +498,18 @@ def _plain_mount_tasks_answers(world, step):
             if q.method in TASKS_METHODS and not advertised(world, q.server)]
 
 
+NEG4_CASES = tuple(f"{m}, {d}" for m in TASKS_METHODS for d in ("declaring", "not declaring"))
+
+
+def _neg4_premise(world, step) -> tuple:
+    return tuple(f"{q.method}, {'declaring' if declared(q) else 'not declaring'}"
+                 for q, _ in _plain_mount_tasks_answers(world, step))
+
+
 @prop("plain-mount-knows-no-tasks-methods", "NEG-4", "step", "core §Errors, ext-tasks §Capability Negotiation",
       "a mount that does not serve the extension answers tasks/get, tasks/update and tasks/cancel as unknown "
       "methods (-32601), whatever the request declared, and changes nothing",
-      premise=lambda world, step: bool(_plain_mount_tasks_answers(world, step)), reads=("emitted",))
+      premise=_neg4_premise, reads=("emitted",), cases=NEG4_CASES)
 def plain_mount_knows_no_tasks_methods(world, step):
     for q, msg in _plain_mount_tasks_answers(world, step):
         if error_code(msg) != wire.METHOD_NOT_FOUND:
@@ -543,10 +571,26 @@ def _declaring_call_answers(world, step, terminal: bool):
     return out
 
 
+# The run's status when the host answers, as the catalogue enumerates them: pending and cancelling,
+# the other statuses not terminal, are judged too but are no case of it.
+CRT1_CASES = ("running", "paused", "waiting-external", "waiting-approval or waiting-input")
+
+
+def _crt1_case(status: str) -> str | None:
+    if status in ("waiting-approval", "waiting-input"):
+        return "waiting-approval or waiting-input"
+    return status if status in CRT1_CASES else None
+
+
+def _crt1_premise(world, step) -> tuple:
+    return tuple(c for _, _, run in _declaring_call_answers(world, step, terminal=False)
+                 if (c := _crt1_case(run.status)))
+
+
 @prop("declaring-call-gets-task", "CRT-1", "step", "RFC §B.3",
       "on a serving host, a declaring tools/call (or MRTR retry) whose run is not terminal when the host answers "
       "is answered CreateTaskResult, never InputRequiredResult, a plain CallToolResult or an error",
-      premise=lambda world, step: bool(_declaring_call_answers(world, step, terminal=False)), reads=("emitted",))
+      premise=_crt1_premise, reads=("emitted",), cases=CRT1_CASES)
 def declaring_call_gets_task(world, step):
     for q, msg, run in _declaring_call_answers(world, step, terminal=False):
         if (msg.get("result") or {}).get("resultType") != "task":
@@ -646,13 +690,27 @@ def _task1_runs(world, step):
     return out
 
 
+TASK1_STARTS = {"tasked-call": "started by a tasked call", "blocking-call": "started by a blocking call",
+                "rest": "started over REST", "child": "a child", "fork": "a fork"}
+TASK1_CASES = tuple(TASK1_STARTS.values())
+
+
+def _task1_premise(world, step) -> tuple:
+    """How each run judged this step was started: one a reader's tasks/get named, or one created or
+    ended that some Subject can getRun (the lookup is probed for each)."""
+    subjects = world.params.subjects
+    runs = [run for _, _, run in _readable_gets(world, step)]
+    runs += [run for run in _task1_runs(world, step)
+             if any(can_get_run(world, s.name, run, run.server) for s in subjects)]
+    return tuple(c for run in runs if (c := TASK1_STARTS.get(run.started_by)))
+
+
 @prop("every-readable-run-is-a-task", "TASK-1", "step", "RFC §Why UQ4, map rows",
       "every run a caller can getRun is addressable as a task through its projected runId however it was "
       "started: a declaring tasks/get naming it is answered with that run's task, and the host's task lookup "
       "resolves the projected runId for every Subject that can getRun it (probed when the run is created and when "
       "it becomes terminal)",
-      premise=lambda world, step: bool(_readable_gets(world, step)) or bool(_task1_runs(world, step)),
-      reads=("emitted", "terminal"))
+      premise=_task1_premise, reads=("emitted", "terminal"), cases=TASK1_CASES)
 def every_readable_run_is_a_task(world, step):
     for q, msg, run in _readable_gets(world, step):
         res = msg.get("result")

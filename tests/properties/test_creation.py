@@ -1,6 +1,7 @@
 """The creation catalogue (ADV-1, NEG-1..3, CRT-1..4, TASK-1): holds on the baseline, fails on planted mutants."""
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from pathlib import Path
 
@@ -9,12 +10,13 @@ import model.host  # noqa: F401
 import model.network  # noqa: F401
 import model.rest  # noqa: F401
 import pytest
+from model import identity as ident
 from model import wire
 from model.lifecycle import TERMINAL
 from model.params import Params
 from model.rules import Rules
 from properties import creation
-from properties.base import CATALOGUE
+from properties.base import CATALOGUE, find
 
 _spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
 scenario = importlib.util.module_from_spec(_spec)
@@ -29,6 +31,29 @@ class Scenario(scenario.Scenario):
     """Apply moves by partial match and check this module's properties after every step."""
 
     names = NAMES
+
+
+def task(sc, action, client, ref, server="S1", declare=True, **extra):
+    """`client` sends tasks/* `action` for `ref` over HTTP with a matching Mcp-Name."""
+    sc.do(action, client=client, server=server, ref=ref, declare=declare, header_ok=True, transport="http", **extra)
+    return sc.last()
+
+
+def cases(story, rid, premise=None) -> dict[str, int]:
+    """{case: steps reaching it} of requirement `rid`'s premise over a story; with `premise`, the
+    property's premise replaced by it (a planted mistake the same story must show)."""
+    sc = Scenario(params=Params(max_runs=5))
+    name = find(rid).name
+    if premise is not None:
+        sc.props[name] = dataclasses.replace(sc.props[name], premise=premise)
+    story(sc)
+    return sc.cases(name)
+
+
+def answering(rid, case, instead):
+    """rid's premise answering `instead` where it should answer `case`: a planted misclassification."""
+    real = find(rid).premise
+    return lambda world, step: tuple(instead if c == case else c for c in real(world, step))
 
 
 # ---- planted mutants -----------------------------------------------------------------------------
@@ -195,6 +220,29 @@ def test_neg2_refuses_serving_an_undeclared_cancel():
     assert "tasks/cancel r2" in msg and "alice" in msg and "not -32021" in msg
 
 
+def _neg2_story(sc):
+    """Undeclared tasks/* on S1 naming alice's task, by alice (readable), mallory (another tenant's) and
+    dave (his tenant's, unreadable to him: no case); and ids naming no run (none): a fabricated one, a
+    malformed one, alice's under mallory's tenant."""
+    q, run = sc.call()
+    tid = sc.task_id(run)
+    key = dict(key=model.clients.NEVER_ISSUED, response="accept")
+    for client in ("C1", "C4", "C5"):
+        task(sc, "tasks_get", client, tid, declare=False)
+        task(sc, "tasks_update", client, tid, declare=False, **key)
+    for client in ("C1", "C4"):
+        task(sc, "tasks_cancel", client, tid, declare=False)
+    fabricated, malformed = model.clients.FABRICATED
+    task(sc, "tasks_get", "C1", fabricated, declare=False)
+    task(sc, "tasks_update", "C1", malformed, declare=False, **key)
+    task(sc, "tasks_cancel", "C1", ident.project(f"beta/{ident.opaque(run)}"), declare=False)
+    assert "undeclared-tasks-method-refused" not in sc.violations
+
+
+def test_neg2_premise_names_the_task_each_undeclared_request_names():
+    assert cases(_neg2_story, "NEG-2") == dict.fromkeys(creation.NEG2_CASES, 1)
+
+
 # ---- NEG-3 ---------------------------------------------------------------------------------------
 def test_neg3_holds_on_baseline():
     sc = Scenario()
@@ -210,6 +258,24 @@ def test_neg3_refuses_acknowledging_an_undeclared_listen():
     sc.do("listen", client="C2", server="S1", declare=False)
     msg = sc.violations["undeclared-task-listen-refused"][0]
     assert "r2" in msg and "bob" in msg and "notifications/subscriptions/acknowledged" in msg
+
+
+# ---- NEG-4 ---------------------------------------------------------------------------------------
+def _neg4_story(sc):
+    """alice's tasks/* to the plain mount S2, declaring and not, naming her run there; and one to S1."""
+    q, run = sc.call(server="S2")
+    tid = sc.task_id(run)
+    for declare in (True, False):
+        task(sc, "tasks_get", "C1", tid, server="S2", declare=declare)
+        task(sc, "tasks_update", "C1", tid, server="S2", declare=declare, key=model.clients.NEVER_ISSUED,
+             response="accept")
+        task(sc, "tasks_cancel", "C1", tid, server="S2", declare=declare)
+    task(sc, "tasks_get", "C1", model.clients.FABRICATED[0])         # S1 serves the extension: no case
+    assert "plain-mount-knows-no-tasks-methods" not in sc.violations
+
+
+def test_neg4_premise_names_each_method_declaring_and_not():
+    assert cases(_neg4_story, "NEG-4") == dict.fromkeys(creation.NEG4_CASES, 1)
 
 
 # ---- CRT-1 ---------------------------------------------------------------------------------------
@@ -233,6 +299,23 @@ def test_crt1_refuses_input_required_to_a_declaring_call():
     q, run = _tasked_approval(sc)
     msg = sc.violations["declaring-call-gets-task"][0]
     assert q in msg and "InputRequiredResult" in msg and "waiting-approval" in msg and sc.world.label(run) in msg
+
+
+def _crt1_story(sc):
+    """Four declaring calls, each answered while its run is running, paused, waiting on an external
+    event, waiting for an approval."""
+    for before in ((), ("operator_pause", {}), ("run_interrupt", dict(kind="external-event")),
+                   ("run_interrupt", dict(kind="approval", form=True))):
+        q, run = sc.call()
+        sc.do("run_start", run=run)
+        if before:
+            sc.do(before[0], run=run, **before[1])
+        sc.do("answer", request=q)
+    assert "declaring-call-gets-task" not in sc.violations
+
+
+def test_crt1_premise_names_the_status_the_run_was_answered_in():
+    assert cases(_crt1_story, "CRT-1") == dict.fromkeys(creation.CRT1_CASES, 1)
 
 
 # ---- CRT-2 (witness) -----------------------------------------------------------------------------
@@ -329,6 +412,35 @@ def test_task1_refuses_a_not_found_answer_to_a_reader():
     sc.do("tasks_get", client="C3", server="S1", ref=sc.task_id(rest), declare=True, header_ok=True, transport="http")
     msg = sc.violations["every-readable-run-is-a-task"][0]
     assert "tasks/get r1" in msg and "carol" in msg and "error -32602" in msg and "rest" in msg
+
+
+def _task1_story(sc):
+    """A run of each origin: a tasked call, a blocking call, REST, a child, and a fork of a run whose
+    approval bob resolved over REST; each probed once, as it is created."""
+    q, run = sc.call()
+    sc.call(declare=False)
+    sc.do("rest_create", subject="alice", server="S1")
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    sc.do("rest_resolve", subject="bob", interrupt=sc.world.runs[run].interrupts[0], response="accept")
+    sc.do("run_spawn", run=run)
+    sc.do("fork", run=run)
+    assert "every-readable-run-is-a-task" not in sc.violations
+
+
+def test_task1_premise_names_how_each_run_was_started():
+    assert cases(_task1_story, "TASK-1") == dict.fromkeys(creation.TASK1_CASES, 1)
+
+
+# ---- premise cases: a planted misclassification shows ---------------------------------------------
+CASE_STORIES = {"NEG-2": _neg2_story, "NEG-4": _neg4_story, "CRT-1": _crt1_story, "TASK-1": _task1_story}
+
+
+@pytest.mark.parametrize("rid", CASE_STORIES)
+def test_a_premise_answering_another_case_is_told_by_its_story(rid):
+    first, second = find(rid).cases[:2]
+    got = cases(CASE_STORIES[rid], rid, answering(rid, first, second))
+    assert got[first] == 0 and got[second] == 2, got
 
 
 # ---- the baseline, at random ---------------------------------------------------------------------
