@@ -23,14 +23,16 @@ header matching) that names an existing run its caller cannot getRun:
     and left its status as it was: holding the id grants nothing.
 
 spec task-methods-authorized-per-subject (AUTH-1, step) observes every declaring tasks/cancel and
-tasks/update on a task its caller can getRun:
+tasks/update on a task its caller can getRun, and every declaring tasks/get of a task its caller could
+getRun but for `runs:read`:
     assert a caller lacking the method's right (`runs:cancel` for tasks/cancel; approver eligibility
     for tasks/update) is answered per P-UNAUTHORIZED / P-APPROVER: the empty result, or -32602 where
     they say "error" (or the routing/capability errors -32020, -32021); never 403, -32603 or any
     other error; its tasks/cancel changes nothing; and every interrupt a tasks/update resolves is
     resolved by its caller, who is an eligible approver (same tenant, `approvals:respond`, on the
-    approver list the log recorded). (That tasks/get needs exactly getRun's right is TASK-1 for
-    readers and ID-2 / ISO-1 for everyone else.)
+    approver list the log recorded). A tasks/get without `runs:read` is refused as getRun is:
+    -32602 (or -32020 for its routing header), never the task, and it changes nothing. (That a
+    reader's tasks/get is answered with the task is TASK-1's; everyone else's is ID-2's and ISO-1's.)
 
 spec unreadable-task-indistinguishable (ISO-1, step) observes every declaring tasks/* naming a task
 its caller cannot getRun (another tenant, purged, never created, malformed):
@@ -40,7 +42,9 @@ its caller cannot getRun (another tenant, purged, never created, malformed):
     -32602 on a serving host when the routing header matches; never -32603 or 403; and the step
     appended no event and changed no run status.
 
-spec listen-omits-unreadable (ISO-2, step) observes every listen acknowledgement and notifications/tasks:
+spec listen-omits-unreadable (ISO-2, step) observes every listen acknowledgement and notifications/tasks
+(its cases: an acknowledgement of a listen that asked for another tenant's task, a purged one, one never
+created; a status change of a task an open listen stream asked for and cannot read):
     assert the acknowledgement lists only requested tasks the caller can getRun and is the same as the
     host's acknowledgement of the request with the unreadable ids left out (so they count exactly as
     nonexistent ones); a notifications/tasks is only ever sent for a task the listener can getRun.
@@ -81,11 +85,24 @@ def _pct_refs(world, step):
     return out
 
 
+ID1_WHERE = {"CreateTaskResult": "in CreateTaskResult", "tasks/get": "in a tasks/get result",
+             "notifications/tasks": "in notifications/tasks", "listen acknowledgement": "in a listen acknowledgement"}
+ID1_PCT = "a request naming the %2F form"
+ID1_CASES = (*ID1_WHERE.values(), ID1_PCT)
+
+
+def _id1_premise(world, step) -> tuple:
+    """Where each task id the host sent was, and a %2F-form tasks/get: the only %2F request whose answer
+    the check judges (a tasks/update or tasks/cancel may be refused for a right the caller lacks)."""
+    out = [ID1_WHERE[where] for _, where, _ in _sent_task_ids(world, step)]
+    return (*out, *(ID1_PCT for q, _, _ in _pct_refs(world, step) if q.method == "tasks/get"))
+
+
 @prop("task-id-is-projected-run-id", "ID-1", "step", "RFC §C.5, identity.md §5",
       "every taskId the host sends is a grammatical runId projected exactly once that names its run (the run "
       "behind the call for a CreateTaskResult, with an opaque segment of at least 22 characters; the run the "
       "request named for tasks/get); a %2F-form reference is accepted like the projected form",
-      premise=lambda world, step: bool(_sent_task_ids(world, step)) or bool(_pct_refs(world, step)), reads=("emitted",))
+      premise=_id1_premise, reads=("emitted",), cases=ID1_CASES)
 def task_id_is_projected_run_id(world, step):
     for q, where, tid in _sent_task_ids(world, step):
         qid = q.id if q is not None else "?"
@@ -174,8 +191,42 @@ def _readable_tasks_answers(world, step):
     return out
 
 
-def _auth1_premise(world, step) -> bool:
-    return any(q.method != "tasks/get" and _lacks_right(world, q, run) for q, _, run in _readable_tasks_answers(world, step))
+def _lacks_only_read(world, q, run) -> bool:
+    """q's caller could getRun `run` but for `runs:read` (the right tasks/get needs)."""
+    s = world.params.subject(q.subject)
+    return ("runs:read" not in s.scopes and s.tenant == run.tenant and run.server == q.server and run.durable
+            and not run.purged)
+
+
+def _unread_gets(world, step):
+    """Declaring tasks/get on a serving host naming a run its caller could getRun but for `runs:read`."""
+    out = []
+    for q, msg in seen(world, step).responses:
+        if q.method == "tasks/get" and declared(q) and advertised(world, q.server):
+            run = named_run(world, task_ref(q))
+            if run is not None and _lacks_only_read(world, q, run):
+                out.append((q, msg, run))
+    return out
+
+
+AUTH1_CASES = ("tasks/get without read", "tasks/update without respond", "tasks/update by an ineligible approver",
+               "tasks/cancel without cancel")
+
+
+def _auth1_case(world, q, run) -> str | None:
+    """The right a reader's tasks/update or tasks/cancel lacks, as a case (None: it lacks none)."""
+    if q.method == "tasks/get" or not _lacks_right(world, q, run):
+        return None
+    if q.method == "tasks/cancel":
+        return "tasks/cancel without cancel"
+    if "approvals:respond" not in world.params.subject(q.subject).scopes:
+        return "tasks/update without respond"
+    return "tasks/update by an ineligible approver"
+
+
+def _auth1_premise(world, step) -> tuple:
+    out = ["tasks/get without read" for _ in _unread_gets(world, step)]
+    return (*out, *(c for q, _, run in _readable_tasks_answers(world, step) if (c := _auth1_case(world, q, run))))
 
 
 @prop("task-methods-authorized-per-subject", "AUTH-1", "step", "RFC §C.6, runs.md",
@@ -183,10 +234,18 @@ def _auth1_premise(world, step) -> bool:
       "eligibility for tasks/update), tasks/* is answered with the empty result, or -32602 only where "
       "P-UNAUTHORIZED / P-APPROVER say error (or -32020/-32021); never 403, -32603 or another error, never a "
       "state change; every interrupt tasks/update resolves is resolved by its caller as an eligible approver "
-      "(tenant, approvals:respond, the approver list recorded in the log)",
-      premise=_auth1_premise, reads=("emitted",))
+      "(tenant, approvals:respond, the approver list recorded in the log); a tasks/get without runs:read is "
+      "refused as getRun is (-32602, never the task) and changes nothing",
+      premise=_auth1_premise, reads=("emitted",), cases=AUTH1_CASES)
 def task_methods_authorized_per_subject(world, step):
     p = world.params
+    for q, msg, run in _unread_gets(world, step):
+        if error_code(msg) not in (wire.INVALID_PARAMS, wire.HEADER_MISMATCH):
+            return (f"tasks/get {q.id} of {q.subject} (lacking runs:read) on {world.label(run.id)} was answered "
+                    f"{result_kind(msg)}: tasks/get needs getRun's right, so it is refused as not found")
+        changed = step_changes(world, step)
+        if changed:
+            return f"tasks/get {q.id} of {q.subject} (lacking runs:read) on {world.label(run.id)} changed state: {changed}"
     for q, msg, run in _readable_tasks_answers(world, step):
         if q.method == "tasks/get":
             continue                       # a reader's tasks/get is TASK-1's
@@ -233,14 +292,19 @@ ISO1_KINDS = ("another tenant", "purged", "never created", "malformed")
 ISO1_CASES = tuple(f"{k}, by {m}" for k in ISO1_KINDS for m in TASKS_METHODS)
 
 
-def _iso1_kind(world, q, run) -> str | None:
-    """Which of the sentence's unreadable tasks q names (None: one it does not enumerate, a reader
-    of the caller's own tenant lacking runs:read)."""
+def _unreadable_kind(world, subject: str, ref, run) -> str | None:
+    """Which of the catalogue's unreadable tasks `ref` (naming `run`, or None) is to `subject` (None: one
+    it does not enumerate, a reader of the caller's own tenant lacking runs:read)."""
     if run is None:
-        return "malformed" if decode_task_id(task_ref(q)) is None else "never created"
+        return "malformed" if decode_task_id(ref) is None else "never created"
     if run.purged:
         return "purged"
-    return "another tenant" if run.tenant != world.params.subject(q.subject).tenant else None
+    return "another tenant" if run.tenant != world.params.subject(subject).tenant else None
+
+
+def _iso1_kind(world, q, run) -> str | None:
+    """Which of the sentence's unreadable tasks q names."""
+    return _unreadable_kind(world, q.subject, task_ref(q), run)
 
 
 def _iso1_premise(world, step) -> tuple:
@@ -320,17 +384,46 @@ def _requested(q) -> list:
     return ((q.message.get("params") or {}).get("notifications") or {}).get("taskIds") or []
 
 
-def _iso2_premise(world, step) -> bool:
+ISO2_ACKED = {"another tenant": "an acknowledgement naming another tenant's task",
+              "purged": "an acknowledgement naming a purged task",
+              "never created": "an acknowledgement naming a task never created"}
+ISO2_CHANGE = "a change of a task the listener cannot read"
+ISO2_CASES = (*ISO2_ACKED.values(), ISO2_CHANGE)
+
+
+def _unread_changes(world, step) -> bool:
+    """A run that existed before the step changed its status while an open listen stream that asked for
+    it cannot getRun it: the moment a notifications/tasks would leak it."""
+    changed = [world.runs[rid] for rid in seen(world, step).changed if rid in step.pre_status]
+    if not changed:
+        return False
+    for qid in world.listens:
+        q = world.requests[qid]
+        if q.phase == "streaming":
+            asked = {decode_task_id(r) for r in _requested(q)}
+            if any(run.id in asked and not can_get_run(world, q.subject, run, q.server) for run in changed):
+                return True
+    return False
+
+
+def _iso2_premise(world, step) -> tuple:
+    """Each unreadable task a listen acknowledged this step had asked for (a malformed id is no case of
+    the sentence), and a change a listener may not hear of."""
+    out = []
     for q, _ in _acks(world, step):
-        if any(not can_get_run(world, q.subject, named_run(world, r), q.server) for r in _requested(q)):
-            return True
-    return any(m["method"] == "notifications/tasks" for _, m in seen(world, step).notes)
+        for ref in _requested(q):
+            run = named_run(world, ref)
+            if not can_get_run(world, q.subject, run, q.server):
+                out.append(ISO2_ACKED.get(_unreadable_kind(world, q.subject, ref, run)))
+    if _unread_changes(world, step):
+        out.append(ISO2_CHANGE)
+    return tuple(c for c in out if c)
 
 
 @prop("listen-omits-unreadable", "ISO-2", "step", "RFC §C.6, map",
       "a subscriptions/listen acknowledgement lists only requested tasks the caller can getRun and equals the "
       "host's acknowledgement of the same request without the unreadable ids; notifications/tasks reaches a "
-      "listener only for a task it can getRun", premise=_iso2_premise, reads=("emitted",))
+      "listener only for a task it can getRun", premise=_iso2_premise, reads=("emitted", "status"), cases=ISO2_CASES)
 def listen_omits_unreadable(world, step):
     for q, acked in _acks(world, step):
         requested = _requested(q)
@@ -396,10 +489,12 @@ def _foreign(action):
 
 
 # A listen from another tenant is where a cross-tenant leak shows (ISO-2), and random steps rarely
-# open one of the two listens a world allows after a run exists: the story opens it at once.
+# open one of the two listens a world allows after a run exists: the story opens it at once, and
+# alice's task changes while mallory listens.
 STORIES = {
     "foreign-listener": [
         ("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow")),   # alice: run1
         ("listen", dict(client="C4", server="S1", declare=True)),            # mallory asks for every task on S1
+        ("run_start", dict(run=lambda w: next(iter(w.runs)))),               # a change mallory must not hear of
         _foreign("tasks_get"), _foreign("tasks_cancel")],                   # and names alice's task directly
 }

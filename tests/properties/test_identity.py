@@ -1,6 +1,7 @@
 """The identity catalogue (ID-1, ID-2, AUTH-1, ISO-1, ISO-2, gap ID-G4): holds on the baseline, fails on mutants."""
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from pathlib import Path
 
@@ -8,12 +9,17 @@ import model.clients  # noqa: F401  (registers the actions)
 import model.host  # noqa: F401
 import model.network  # noqa: F401
 import model.rest  # noqa: F401
+import pytest
 from model import identity as ident
 from model import wire
+from model.amend import Amendment
+from model.clients import FABRICATED, NEVER_ISSUED
 from model.params import Params
 from model.rules import Rules
 from properties import identity
-from properties.base import CATALOGUE
+from properties.base import CATALOGUE, find
+from verifier.engines.bfs import merge
+from verifier.engines.bfs.search import _judged, plan
 
 _spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
 scenario = importlib.util.module_from_spec(_spec)
@@ -33,6 +39,23 @@ class Scenario(scenario.Scenario):
 def get(sc, client, ref, declare=True, header_ok=True, action="tasks_get", **extra):
     sc.do(action, client=client, server="S1", ref=ref, declare=declare, header_ok=header_ok, transport="http", **extra)
     return sc.last()
+
+
+def cases(story, rid, premise=None) -> dict[str, int]:
+    """{case: steps reaching it} of requirement `rid`'s premise over a story; with `premise`, the
+    property's premise replaced by it (a planted mistake the same story must show)."""
+    sc = Scenario()
+    name = find(rid).name
+    if premise is not None:
+        sc.props[name] = dataclasses.replace(sc.props[name], premise=premise)
+    story(sc)
+    return sc.cases(name)
+
+
+def answering(rid, case, instead):
+    """rid's premise answering `instead` where it should answer `case`: a planted misclassification."""
+    real = find(rid).premise
+    return lambda world, step: tuple(instead if c == case else c for c in real(world, step))
 
 
 def approval_task(sc):
@@ -158,6 +181,24 @@ def test_id1_refuses_a_host_that_rejects_the_percent_form():
     assert r in msg and "%2F form" in msg and "-32602" in msg
 
 
+def _id1_story(sc):
+    """alice's task id in her CreateTaskResult, a %2F-form tasks/get's result, her listen's acknowledgement
+    and a notifications/tasks; a %2F-form tasks/cancel of her REST run is no case (its answer unjudged)."""
+    q, run = sc.call()
+    sc.do("answer", request=q)
+    get(sc, "C1", sc.task_id(run).replace("~2F", "%2F"))
+    sc.do("rest_create", subject="alice", server="S1")
+    rest = sc.run("run2")
+    get(sc, "C1", sc.task_id(rest).replace("~2F", "%2F"), action="tasks_cancel")
+    sc.do("listen", client="C1", server="S1", declare=True)
+    sc.do("run_start", run=run)
+    assert "task-id-is-projected-run-id" not in sc.violations
+
+
+def test_id1_premise_names_where_each_task_id_was_sent():
+    assert cases(_id1_story, "ID-1") == dict.fromkeys(identity.ID1_CASES, 1)
+
+
 # ---- ID-2 ----------------------------------------------------------------------------------------
 def test_id2_holds_on_baseline():
     sc = Scenario()
@@ -217,6 +258,38 @@ def test_auth1_refuses_resolution_by_a_non_approver():
     assert r in msg and "alice" in msg and sc.world.label(i) in msg
 
 
+class ScopelessRead(Rules):
+    """getRun that reads the tenant and not the scope: dave, without runs:read, reads acme's tasks."""
+    def can_read(self, world, subject, run):
+        return world.params.subject(subject).tenant == run.tenant and run.durable and not run.purged
+
+
+def test_auth1_refuses_a_task_read_without_runs_read():
+    sc = Scenario(ScopelessRead())
+    q, run = sc.call()
+    r = get(sc, "C5", sc.task_id(run))
+    msg = sc.violations["task-methods-authorized-per-subject"][0]
+    assert r in msg and "dave" in msg and "lacking runs:read" in msg and "answered the task (" in msg
+
+
+def _auth1_story(sc):
+    """On alice's task waiting for bob's approval: dave reads it (no runs:read), carol answers it (no
+    approvals:respond), alice answers it (not on the approver list), carol cancels it (no runs:cancel),
+    and bob, the approver, answers it (no case)."""
+    q, run, i = approval_task(sc)
+    tid = sc.task_id(run)
+    get(sc, "C5", tid)
+    for client in ("C3", "C1"):
+        get(sc, client, tid, action="tasks_update", key=i, response="accept")
+    get(sc, "C3", tid, action="tasks_cancel")
+    get(sc, "C2", tid, action="tasks_update", key=i, response="accept")
+    assert "task-methods-authorized-per-subject" not in sc.violations
+
+
+def test_auth1_premise_names_the_right_each_request_lacks():
+    assert cases(_auth1_story, "AUTH-1") == dict.fromkeys(identity.AUTH1_CASES, 1)
+
+
 # ---- ISO-1 ---------------------------------------------------------------------------------------
 def test_iso1_holds_on_baseline():
     sc = Scenario()
@@ -226,7 +299,8 @@ def test_iso1_holds_on_baseline():
     answers = []
     for client, ref in [("C4", refs[0]), ("C1", refs[1]), ("C1", refs[2]), ("C1", refs[3])]:
         answers.append(sc.response(get(sc, client, ref)))
-    assert sc.fired["unreadable-task-indistinguishable"] == 3     # foreign, purged, malformed (not the plain unknown)
+    assert sc.reached("unreadable-task-indistinguishable") == {
+        "another tenant, by tasks/get", "purged, by tasks/get", "malformed, by tasks/get", "never created, by tasks/get"}
     assert "unreadable-task-indistinguishable" not in sc.violations
     assert len({str(a["error"]) for a in answers}) == 1
 
@@ -245,6 +319,37 @@ def test_iso1_refuses_a_purged_task_told_apart():
     r = get(sc, "C1", sc.task_id(gone))
     msg = sc.violations["unreadable-task-indistinguishable"][0]
     assert r in msg and "purged" in msg and "Task expired" in msg and "Task not found" in msg
+
+
+class ForeignTask404(Amendment):
+    """The not-found answer, word for word, for another tenant's task id, but sent with HTTP 404 where a
+    nonexistent id's goes with 200: the status alone tells mallory that acme's task exists."""
+    name = "foreign-task-404"
+    changes = "a -32602 answering a task id of another tenant is sent with HTTP 404"
+    expect = {"ISO-1": "refuted"}
+
+    def http_status(self, world, q, message):
+        run = world.runs.get(ident.unproject(q.task_ref or "") or "")
+        if (message.get("error") or {}).get("code") == wire.INVALID_PARAMS and run is not None \
+                and run.tenant != world.params.subject(q.subject).tenant:
+            return 404
+        return super().http_status(world, q, message)
+
+
+TWO_TENANTS = "host-small,clients=('C1','C4')"
+
+
+def test_a_foreign_tasks_not_found_sent_with_http_404_is_refuted_at_the_plans_two_tenant_scope():
+    iso = find("ISO-1")
+    small, two = [_judged(ForeignTask404, sc, props, True, 600, None, None, None, True)
+                  for sc, props in plan(None, [iso]) if sc.name in ("host-small", TWO_TENANTS)]
+    # alice alone: the override never answers otherwise, and ISO-1 is not proved, for want of another tenant
+    (alone,) = merge.joined([small])[0][1]
+    assert small[2]["http_status"]["differed"] == 0
+    assert alone.verdict == "vacuous" and "another tenant, by tasks/get" in alone.unreached_cases, alone.message
+    (v,) = [v for _, vs, _ in merge.joined([small, two]) for v in vs]
+    assert v.verdict == "refuted" and v.scope == TWO_TENANTS, v.message
+    assert "HTTP 404" in v.message and "mallory" in v.message and len(v.trace) <= 4
 
 
 # ---- ISO-2 ---------------------------------------------------------------------------------------
@@ -277,6 +382,37 @@ def test_iso2_refuses_notifying_a_foreign_listener():
     sc.do("run_interrupt", run=run, kind="clarification", form=True)
     msg = sc.violations["listen-omits-unreadable"][0]
     assert "notifications/tasks" in msg and "mallory" in msg and sc.world.label(run) in msg
+
+
+def _iso2_story(sc):
+    """alice's live task and a purged one; alice listens (a purged task and ids never created asked for)
+    and hears her task start; mallory listens (another tenant's, the purged one, ids never created) and
+    alice's task changes, which mallory cannot read."""
+    q, run = sc.call()
+    purged_run(sc)
+    sc.do("listen", client="C1", server="S1", declare=True)
+    sc.do("run_start", run=run)                                   # alice's own listener: no case
+    sc.do("listen", client="C4", server="S1", declare=True)
+    sc.do("run_interrupt", run=run, kind="clarification", form=True)
+    assert "listen-omits-unreadable" not in sc.violations
+
+
+def test_iso2_premise_names_each_unreadable_task_asked_for_and_a_change_unheard():
+    acked = identity.ISO2_ACKED
+    assert cases(_iso2_story, "ISO-2") == {acked["another tenant"]: 1, acked["purged"]: 2, acked["never created"]: 2,
+                                            identity.ISO2_CHANGE: 1}
+
+
+# ---- premise cases: a planted misclassification shows ---------------------------------------------
+CASE_STORIES = {"ID-1": _id1_story, "AUTH-1": _auth1_story, "ISO-2": _iso2_story}
+
+
+@pytest.mark.parametrize("rid", CASE_STORIES)
+def test_a_premise_answering_another_case_is_told_by_its_story(rid):
+    first, second = find(rid).cases[:2]
+    right = cases(CASE_STORIES[rid], rid)
+    got = cases(CASE_STORIES[rid], rid, answering(rid, first, second))
+    assert got[first] == 0 < right[first] and got != right, got
 
 
 # ---- ID-G4 (gap) ---------------------------------------------------------------------------------
@@ -322,17 +458,19 @@ def test_kinds_fit_ids():
 
 # ---- the directed story ---------------------------------------------------------------------------
 def _play_story(rules=None):
-    """identity.STORIES["foreign-listener"] move by move: (premises reached, messages of failed checks)."""
+    """identity.STORIES["foreign-listener"] move by move: ({id: premise cases reached (True for a property
+    without cases)}, messages of failed checks)."""
     from model.stories import play
     from model.world import World
     world = World(Params(), rules)
-    premised, failed = set(), {}
+    premised, failed = {}, {}
     for _, _, step, _ in play(world, identity.STORIES["foreign-listener"]):
         for p in CATALOGUE.values():
             if p.area != MODULE or p.kind in ("liveness", "gap"):
                 continue
-            if p.premise(world, step):
-                premised.update(p.ids)
+            got = p.premise(world, step)
+            if got:
+                premised.setdefault(p.ids[0], set()).update(got if p.cases else {True})
             msg = p.check(world, step)
             if msg:
                 failed.setdefault(p.ids[0], msg)
@@ -342,7 +480,9 @@ def _play_story(rules=None):
 def test_the_foreign_listener_story_holds_on_the_baseline_and_reaches_its_premises():
     premised, failed = _play_story()
     assert failed == {}
-    assert {"ISO-1", "ISO-2", "ID-2"} <= premised
+    assert {"ISO-1", "ISO-2", "ID-2"} <= set(premised)
+    assert premised["ISO-2"] >= {identity.ISO2_ACKED["another tenant"], identity.ISO2_CHANGE}
+    assert premised["ISO-1"] >= {"another tenant, by tasks/get", "another tenant, by tasks/cancel"}
 
 
 def test_the_foreign_listener_story_finds_a_listen_that_acks_a_foreign_task():

@@ -141,6 +141,8 @@ COVERAGE = {
     "host-small,max_pauses=1": "the operator's pause and resume",
     "host-small,stdio=True": "stdio: notifications/cancelled and EOF",
     "host-small,clients=('C1','C2')": "bob, another Subject of alice's tenant: a task reference to another's run",
+    "host-small,clients=('C3','C5')": "carol (read only) and dave (no runs:read) on alice's REST run: a tasks/update "
+                                      "without approvals:respond, a tasks/get without runs:read (AUTH-1)",
     "host-small,max_runs=2,max_interrupts=0": "a child run the host starts (no interrupt: within the size)",
     "host-small,retry_reserve=2,http_disconnects=False": "a second MRTR retry: a requestState already spent "
                                                          "(no HTTP disconnect: within the size)",
