@@ -1,13 +1,16 @@
 """The command line under fuzzing: malformed traces, logs, mappings, manifests, amendments, flags
-and outputs; huge traces; interrupts.
+and outputs; huge traces; interrupts; a closed stdout; killed writes; the progress a long wait shows.
 
 Whatever it is given, `taskmodel` answers with an exit code of the contract and never a traceback.
 A malformed input is refused (3) in one line naming the file, never passed (0) nor reported as a
-fault (4: that is an amendment's rule misbehaving, not its input); a trace whose recorded states
-were altered does not replay (1); an output that cannot be written is refused before the work; an
-interrupt ends the run with 130. Nothing is written outside the output folder, and a refused run
-leaves earlier results as they were. The default run takes a few tens of seconds; `--slow` runs
-more than two thousand cases.
+fault (4: that is an amendment's rule misbehaving, not its input); a flag no engine of the check
+reads is refused too; a trace whose recorded states were altered does not replay (1); an output
+that cannot be written (an empty path, a device, a folder where a file goes) is refused before the
+work, and one that can is written whole; an interrupt ends the run with 130 and no traceback text,
+wherever it lands; a closed stdout ends it quietly with 0; what a killed write staged is cleared by
+the next command. Nothing is written outside the output folder, and a refused run leaves earlier
+results as they were. The default run takes a couple of minutes; `--slow` runs more than two
+thousand cases.
 """
 from __future__ import annotations
 
@@ -365,7 +368,7 @@ BAD_FIELDS = [("t", '"1"'), ("t", "null"), ("t", "true"), ("t", "[]"), ("t", "-1
 BAD_MAPPINGS = ["[]", '"x"', "5", "null", "{", '{"tokens": []}', '{"tokens": {"t": "eve"}}', '{"tokens": {"t": 5}}',
                 '{"tokens": {}, "server": "S3"}', '{"tokens": {}, "server": NaN}', '{"tokens": {}, "extra": 1}',
                 '{"tokens": {}, "mounts": []}', '{"tokens": {}, "ignore": "ping"}', '{"tokens": ' + nested(150) + "}",
-                '{"tokens": {"a": ' + nested(100_000) + "}}", "{}"]
+                '{"tokens": {"a": ' + nested(100_000) + "}}", "{}", '{"tokens": {}}', '{"tokens": {}, "server": "S1"}']
 
 
 def _with_field(line: str, key: str, raw: str) -> str:
@@ -448,6 +451,12 @@ BAD_MANIFESTS = [
     {"variants": {"baseline": {"verdicts": {}, "coverage": {"premises": []}}}},
     {"variants": {"baseline": {"verdicts": {}, "bfs": {"host-small": {"verdicts": {}, "depth": "x"}}}}},
     {"variants": {"baseline": {"verdicts": {}, "bfs": []}}}, {"extra": 1},
+    {}, {"variants": {}}, {"settings": {}}, {"settings": {"seed": -1}, "variants": {}},
+    {"settings": {}, "variants": {"no-such-variant": {"verdicts": {}}}},
+    {"settings": {}, "variants": {"baseline": {"verdicts": {"no-such-property": "holds"}}}},
+    {"settings": {}, "variants": {"baseline": {"verdicts": {}, "lengths": {"no-such-property": 3}}}},
+    {"settings": {}, "variants": {"baseline": {"verdicts": {}, "bfs": {"host-small": {"verdicts": {"nope": "proved"}}}}}},
+    {"settings": {"per_variant": {"no-such-variant": {"chunks": 2}}}, "variants": {}},
 ]
 manifest_texts = st.one_of(
     st.sampled_from(BAD_MANIFESTS).map(lambda m: (json.dumps(m), "m.json")),
@@ -490,6 +499,8 @@ def test_gate_names_the_manifest_of_a_scope_it_cannot_search(place):
     (["--budget", "-1"], "--budget"), (["--budget", "0"], "--budget"), (["--budget", "nan"], "--budget"),
     (["--budget", "inf"], "--budget"), (["--budget", "86401"], "--budget"), (["--only"], "--only"),
     (["--only", "--jobs", "1"], "--only"), (["--record", "--manifest", "/dev/null/m.json"], "--manifest"),
+    (["--cluster", ""], "--cluster"), (["--cluster", "abc"], "--cluster"), (["--cluster", "h:99999"], "--cluster"),
+    (["--manifest", ""], "--manifest"),
 ])
 def test_gate_flags_are_refused_at_once(place, flags, words):
     judged(place, ["gate", *flags], want={3}, names=words, within=10)
@@ -498,9 +509,31 @@ def test_gate_flags_are_refused_at_once(place, flags, words):
 @pytest.mark.parametrize("flags, words", [
     (["--searches", "0"], "--searches"), (["--examples", "-1"], "--examples"), (["--states", "0"], "--states"),
     (["--searches", "x"], "--searches"), (["--budget", "nan"], "--budget"),
+    (["--redis", "abc"], "--redis"), (["--redis", ""], "--redis"), (["--redis", "redis://h:99999"], "--redis"),
+    (["--cluster", ""], "--cluster"), (["--out", ""], "--out"), (["--counterexamples", ""], "--counterexamples"),
 ])
+
 def test_swarm_flags_are_refused_at_once(place, flags, words):
     judged(place, ["swarm", *flags], want={3}, names=words, within=10)
+
+@pytest.mark.parametrize("argv, words", [
+    (["check", "--engine", "hypothesis", "--cluster", "abc"], "--cluster"),
+    (["check", "--cluster", "auto"], "--cluster"),                 # the baseline's check runs hypothesis alone
+    (["check", "--engine", "z3", "--scope", "host-small"], "--scope"),
+    (["check", "--engine", "bfs", "--examples", "10"], "--examples"),
+    (["check", "--depth", "3"], "--depth"), (["check", "--max-states", "10"], "--max-states"),
+    (["check", "--engine", "bfs", "--rlimit", "10"], "--rlimit"), (["check", "--timeout", "5"], "--timeout"),
+    (["check", "--no-symmetry"], "--no-symmetry"), (["check", "--engine", "z3", "--no-por"], "--no-por"),
+    (["check", "--engine", "bfs", "--cluster", ""], "--cluster"),
+    (["check", "--engine", "bfs", "--scope", "host-small,"], "--scope"),
+    (["check", "--engine", "bfs", "--scope", "host-small,,max_runs=2"], "--scope"),
+    (["check", "--engine", "bfs", "--scope", "host-small,max_runs=" + "1" * 31], "--scope"),
+    (["check", "--engine", "bfs", "--scope", "host-small,max_runs=10**30"], "--scope"),
+    (["check", "--out", ""], "--out"), (["check", "--counterexamples", ""], "--counterexamples"),
+    (["check", "--budget", ""], "--budget"),
+])
+def test_check_flags_no_engine_reads_or_malformed_are_refused_at_once(place, argv, words):
+    judged(place, argv, want={3}, names=words, within=10)
 
 
 # ---- outputs ---------------------------------------------------------------------------------------
@@ -516,6 +549,14 @@ def test_swarm_flags_are_refused_at_once(place, flags, words):
     (["report", "--out", "/dev/null/x"], "--out"),
     (["report", "--out", "IN"], "--out"),
     (["diagrams", "--out", "/dev/null/x"], "--out"),
+    (["diagrams", "--out", ""], "--out"),
+    (["report", "--out", ""], "--out"),
+    (["report", "--out", "/dev/full"], "--out"),          # a device where a file goes: the work would be lost
+    (["report", "--out", "/dev/null"], "--out"),
+    (["diagrams", "--tutorial", "--tutorial-file", "/proc/x.json"], "--tutorial-file"),
+    (["diagrams", "--tutorial", "--tutorial-file", "IN"], "--tutorial-file"),
+    (["diagrams", "--tutorial", "--tutorial-file", "/dev/full"], "--tutorial-file"),
+    (["check", "--out", "/dev/full", "--budget", "60"], "--out"),
 ])
 def test_unwritable_outputs_are_refused_before_the_work(place, argv, flag):
     with written(place, "afile", "x"):
@@ -636,9 +677,24 @@ def test_a_rule_calling_sys_exit_never_passes(place):
 
 def test_a_rule_hanging_while_moves_are_enumerated_is_a_fault(place):
     """`status_message` is asked when the host's answers are enumerated (a CreateTaskResult carries
-    it), not only when a step is taken: the watchdog bounds that enumeration too."""
+    it), not only when a step is taken: the watchdog bounds that enumeration too (under a cap the
+    step timeout comes first: a cap that came first would make it undetermined, time cap)."""
     with written(place, "amend.py", HEAD + "    name = 'hangs'\n\n    def status_message(self, world, run):\n"
                                           "        while True:\n            pass\n") as f:
+        judged(place, ["check", "--variant", f, *RUN, "--budget", "30"], want={4}, fault="amend.py")
+
+
+UNPRINTABLE = "class E(Exception):\n    def __str__(self):\n        raise RuntimeError('no text')\n\n\n"
+
+
+def test_an_exception_whose_text_raises_is_told_in_one_line(place):
+    """Raised at import, it is the file's doing (3); raised by a rule, a fault (4): either way in one
+    line naming the file, the exception's own `__str__` raising too."""
+    with written(place, "amend.py", UNPRINTABLE + "raise E()\n") as f:
+        _, _, err = judged(place, ["check", "--variant", f, *RUN], want={3}, names="amend.py")
+        assert "E: (its message could not be made: RuntimeError)" in err, err
+    with written(place, "amend.py", HEAD.replace("class A(", UNPRINTABLE + "class A(") +
+                 "    name = 'unprintable'\n\n    def can_read(self, world, subject, run):\n        raise E()\n") as f:
         judged(place, ["check", "--variant", f, *RUN], want={4}, fault="amend.py")
 
 
@@ -813,3 +869,113 @@ def test_ctrl_c_reaches_the_workers_of_a_check_too(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err.strip().splitlines()[-1] == "taskmodel: interrupted", err
     assert "Traceback" not in err and time.monotonic() - sent < 3.0, err
+
+
+
+# ---- a closed stdout ------------------------------------------------------------------------------
+@pytest.mark.parametrize("argv", [["list"], ["list", "--json"], ["rules"], ["rules", "--world"], ["--help"],
+                                  ["check", "--help"], ["diagrams", "--help"], ["report", "--help"]])
+def test_a_closed_stdout_ends_quietly_with_0(tmp_path, argv):
+    """Its reader gone before a line was written (or, as `| head -1`, after the first): exit 0 and
+    nothing on stderr, as a Unix tool ends."""
+    for read_first in (False, True):
+        proc = subprocess.Popen([str(TASKMODEL), *argv], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if read_first:
+            proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 0 and err == "", (argv, read_first, err)
+
+
+# ---- outputs written whole or not at all ------------------------------------------------------------
+def test_an_existing_report_is_replaced_whole(place, tmp_path):
+    """Written beside it and renamed over it: a reader holding the old file reads the old report."""
+    target = tmp_path / "index.html"
+    target.write_text("old report", encoding="utf-8")
+    target.chmod(0o644)
+    with open(target, encoding="utf-8") as held:
+        judged(place, ["report", "--out", target], want={0})
+        assert held.read() == "old report"
+    assert target.read_text(encoding="utf-8").rstrip().endswith("</html>") and target.stat().st_mode & 0o777 == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html"]
+
+
+KILLED = """
+import os, signal, sys
+from verifier.runtime import files
+def rename(src, dst, real=os.rename):
+    real(src, dst)
+    if ".old-" in str(dst):         # the old folder moved away, the new one not yet in place
+        os.kill(os.getpid(), signal.SIGKILL)
+files.os.rename = rename
+files.write_folder(sys.argv[1], {"trace.md": "new"})
+"""
+
+
+def test_what_a_killed_write_left_is_cleared_at_the_next_start(place, tmp_path):
+    """A gate --write killed between its two renames leaves the old folder moved aside: the next
+    command writing there puts it back, and removes the staging of processes no longer running,
+    never of one that is."""
+    root = tmp_path / "cx"
+    (root / "v" / "p").mkdir(parents=True)
+    (root / "v" / "p" / "trace.md").write_text("old", encoding="utf-8")
+    got = subprocess.run([sys.executable, "-c", KILLED, str(root / "v" / "p")], cwd=ROOT, timeout=60)
+    assert got.returncode == -signal.SIGKILL
+    gone = subprocess.Popen(["true"])
+    gone.wait()                                                           # its pid: no process's now
+    (root / "v" / f".q.new-{gone.pid}-abc").mkdir()                      # a dead process's half-built folder
+    (root / f".latest.json.tmp-{gone.pid}-xyz").write_text("{", encoding="utf-8")
+    live = root / "v" / f".r.new-{os.getpid()}-abc"
+    live.mkdir()                                                          # a running writer's
+    assert any(p.name.startswith(".p.old-") for p in (root / "v").iterdir())
+    judged(place, ["check", "--variant", "detach-on-disconnect", *RUN[:-1], "--counterexamples", root])
+    assert (root / "v" / "p" / "trace.md").read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in (root / "v").iterdir() if p.name.startswith(".")) == [live.name]
+    assert not [p for p in root.iterdir() if p.name.startswith(".")]
+
+
+# ---- progress --------------------------------------------------------------------------------------
+def _lines_over_time(argv, cwd, env, seconds):
+    """(seconds since the start at which each stderr line came, the lines), reading for `seconds`
+    (then interrupting), or until the command ends."""
+    import selectors
+    proc = subprocess.Popen([str(TASKMODEL), *argv], cwd=cwd, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    started, times, lines = time.monotonic(), [], []
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stderr, selectors.EVENT_READ)
+    while time.monotonic() - started < seconds and proc.poll() is None:
+        if sel.select(timeout=0.5):
+            line = proc.stderr.readline()
+            if line:
+                times.append(time.monotonic() - started)
+                lines.append(line.rstrip())
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    return times, lines
+
+
+def _gaps(times, until):
+    points = [0.0, *times, until]
+    return max(b - a for a, b in zip(points, points[1:]))
+
+
+def test_a_graph_build_tells_its_progress_every_few_seconds(tmp_path):
+    """TLC's way: states generated, distinct, queued, at least every 10 s, while the baseline's
+    graphs are built for an amendment's first exhaustive check (an empty store)."""
+    times, lines = _lines_over_time(["check", "--variant", "detach-on-disconnect", "--engine", "bfs", "--out",
+                                     str(tmp_path / "out")], tmp_path, {"TASKMODEL_GRAPH_CACHE": str(tmp_path / "g")}, 25)
+    built = [ln for ln in lines if "building the baseline's stored graph" in ln]
+    assert built and all("distinct" in ln and "queued" in ln for ln in built), lines
+    assert _gaps([t for t, ln in zip(times, lines) if ln.startswith("taskmodel: bfs")], 25) <= 10, (times, lines)
+
+
+def test_the_gate_tells_its_progress_every_few_seconds(tmp_path):
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({"settings": {"chunks": 8, "examples_per_chunk": 25, "steps": 40}}), encoding="utf-8")
+    times, lines = _lines_over_time(["gate", "--manifest", str(manifest), "--record", "--jobs", "1", "--only",
+                                     "baseline", "detach-on-disconnect"], tmp_path, {}, 120)
+    told = [(t, ln) for t, ln in zip(times, lines) if ln.startswith("taskmodel: gate: ")]
+    assert told and "of 2 variants done" in told[0][1] and "at work: " in told[0][1], lines
+    assert _gaps([t for t, _ in told], told[-1][0]) <= 10, told
