@@ -125,7 +125,7 @@ class Engine:
                 self.interrupts[i.id] = i
                 run.interrupts.append(i.id)
                 self._append(run, "interrupt.requested", "waiting-approval", interruptId=i.id, kind=i.kind,
-                             approvers=list(APPROVERS))
+                             approvers=list(APPROVERS), mode="form")
                 while run.status in WAITING:
                     await run.changed.wait()
                 await asyncio.sleep(float(run.args.get("ms", 0)) / 1000)   # work after the approval
@@ -161,7 +161,7 @@ class Engine:
             run.interrupts.append(i.id)
             asked.append(i)
         for i in asked:
-            self._append(run, "interrupt.requested", "waiting-input", interruptId=i.id, kind=i.kind)
+            self._append(run, "interrupt.requested", "waiting-input", interruptId=i.id, kind=i.kind, mode="form")
         while run.status in WAITING:
             await run.changed.wait()
         return asked

@@ -87,7 +87,9 @@ class TasksExtension(Extension):
 
     def __init__(self, host):
         self.host = host                # examples.host.server.Host: the engine, the bugs, the stdio credential
-        self.projection = PROJECTION    # an attribute, so a planted bug (tests/live/planted/) swaps a row
+        # Attributes, so that a planted bug (tests/live/planted/) swaps a row or a reading of them.
+        self.projection = PROJECTION
+        self.elicitation_modes = elicitation_modes
 
     @property
     def engine(self) -> Engine:
@@ -190,11 +192,15 @@ class TasksExtension(Extension):
 
     async def tasks_update(self, ctx, params):
         subject, run = self.task(ctx)
-        for key, answer in ((ctx.params or {}).get("inputResponses") or {}).items():
+        self.answer(subject, run, (ctx.params or {}).get("inputResponses") or {})
+        return wire.empty_ack()          # P-APPROVER, P-UNAUTHORIZED: the empty ack, whatever it resolved
+
+    def answer(self, subject: Subject, run: Run, responses: dict) -> None:
+        """resolveInterruptByRun for every key: an interrupt of this run only, each at most once (§E.7)."""
+        for key, answer in responses.items():
             i = self.engine.interrupts.get(key)
             if i is not None and i.run == run.id and isinstance(answer, dict):
                 self.engine.resolve(i, subject, str(answer.get("action")), "tasks/update", answer.get("content"))
-        return wire.empty_ack()          # P-APPROVER, P-UNAUTHORIZED: the empty ack, whatever it resolved
 
     async def tasks_cancel(self, ctx, params):
         subject, run = self.task(ctx)
@@ -225,7 +231,7 @@ class TasksExtension(Extension):
             run = self.retry(ctx, subject, raw, key)
         else:
             run = self.engine.create(subject, name, args, key, "tasked-call" if tasked else "blocking-call")
-            run.elicitation = elicitation_modes(ctx)
+            run.elicitation = self.elicitation_modes(ctx)
         if tasked:                                           # §B.3, §B.4
             return self.tool_result(run) if run.status in TERMINAL else self.create_result(run)
         return await self.block(ctx, subject, run, key)
@@ -294,19 +300,23 @@ class TasksExtension(Extension):
         changed: asyncio.Queue = asyncio.Queue()
 
         def watch(run: Run) -> None:
-            if run.id in ids:
-                changed.put_nowait(run)
+            # The view as of this change, taken now: two changes before the stream is next scheduled
+            # are two notifications, in order (NTF-4), never the later alone.
+            if run.id in ids and self.engine.lookup(run.id, subject) is not None and not self.missing_elicitation(run):
+                changed.put_nowait((run.id, self.get_result(run)))
 
         self.engine.watchers.append(watch)
         try:
             while True:
-                run = await changed.get()
-                if self.engine.lookup(run.id, subject) is None:
-                    continue
-                view = self.get_result(run)
-                if view != last.get(run.id) and not self.missing_elicitation(run):
-                    last[run.id] = view
+                rid, view = await changed.get()
+                if self.notifies(view, last.get(rid)):
+                    last[rid] = view
                     await ctx.session.send_notification(_Raw(wire.task_status_notification(view, sid)),
                                                         related_request_id=sid)
         finally:
             self.engine.watchers.remove(watch)
+
+    @staticmethod
+    def notifies(view: dict, last: dict | None) -> bool:
+        """Whether a listen stream is told of a task's view: whenever it changed (NTF-4)."""
+        return view != last

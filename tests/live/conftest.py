@@ -19,6 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MAPPING = ROOT / "examples" / "host" / "mapping.json"
+SUITE_MAPPING = ROOT / "examples" / "host" / "mapping-suite.json"      # the suite's fixtures too, tokenless alice
 MISSING = [m for m in ("mcp", "uvicorn", "httpx") if importlib.util.find_spec(m) is None]
 
 
@@ -89,7 +90,7 @@ class HostThread(HostProcess):
     without paying the SDK's import again for every host a test starts."""
 
     def __init__(self, folder: Path, name: str, bugs: tuple[str, ...], serves_tasks: bool = True,
-                 retention_s: float = 300.0):
+                 retention_s: float = 300.0, suite_fixtures: bool = False):
         import threading
 
         import uvicorn
@@ -99,7 +100,8 @@ class HostThread(HostProcess):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = folder / f"{name}.jsonl"
-        self.host = Host(self.log, Bugs.from_names(bugs), retention_s, serves_tasks=serves_tasks)
+        self.host = Host(self.log, Bugs.from_names(bugs), retention_s, serves_tasks=serves_tasks,
+                         suite_fixtures=suite_fixtures)
         self.server = uvicorn.Server(uvicorn.Config(self.host.http_app(), host="127.0.0.1", port=self.port,
                                                     log_level="warning", lifespan="on"))
         self.thread = threading.Thread(target=self.server.run, name=f"host-{name}", daemon=True)
@@ -121,8 +123,9 @@ def start_host(tmp_path):
     """Start hosts on free loopback ports (threads of this process); all are stopped at teardown."""
     started: list[HostProcess] = []
 
-    def start(*bugs: str, name: str = "host", serves_tasks: bool = True, retention_s: float = 300.0) -> HostProcess:
-        host = HostThread(tmp_path, name, bugs, serves_tasks, retention_s)
+    def start(*bugs: str, name: str = "host", serves_tasks: bool = True, retention_s: float = 300.0,
+              suite_fixtures: bool = False) -> HostProcess:
+        host = HostThread(tmp_path, name, bugs, serves_tasks, retention_s, suite_fixtures)
         started.append(host)
         return host
 

@@ -12,6 +12,7 @@ Neither finding one leaves the divergence "not a behaviour of the model".
 """
 from __future__ import annotations
 
+import copy
 import time
 
 from model.snapshot import clone
@@ -42,28 +43,41 @@ class _Work:
 def explain(res, events, mapping, cls, run_events, props, deadline: float, steps: int, main=None, host=None) -> None:
     """A variant that passes the diverging event, else the requirement judged on the observed bytes
     (already in the divergence), else the one forcing names; else the divergence stays "not a
-    behaviour of the model", with what the model allowed. `steps`: the diagnosis's work budget."""
+    behaviour of the model", with what the model allowed. `steps`: the diagnosis's work budget.
+
+    The reason says what the host did, in its own words: a requirement judged on the bytes keeps its
+    reason (a variant that plays the host is named beside it), a variant is named by what it changes
+    (its properties' messages speak of the variant's own words and ids, not the host's), and forcing
+    quotes the observed message, its free text and times the model's own."""
     d = res.divergence
     direct = d.requirement
     work = _Work(steps, host)
     forced = None if direct else _by_forcing(events, mapping, cls, run_events, props, d.index, deadline, work, main)
     first = {direct} if direct else forced[2]["all"] if forced else set()
     found = _by_variants(events, mapping, run_events, props, d.index, deadline, work, first) if cls is None else None
-    if direct and found is not None and direct not in found[2]["want"]:
-        found = None           # what the bytes themselves break outranks a variant that breaks something else
-    how = "the observed behaviour is one of variant {v}'s, which breaks {p} ({ids}): {msg}"
-    if found is None:
-        found = forced
-        how = "forcing the observed {what} into the model breaks {p} ({ids}): {msg}"
-    if found is None:
+    if direct:
+        if found is not None and direct in found[2]["want"]:
+            d.reason = f"{d.reason}; the host behaves as variant {_said(found[2]['variant'])}"[:400]
         return
-    prop, message, extra = found
-    # A variant explaining a requirement judged on the observed bytes is named with that requirement.
-    req = direct if direct in extra.get("want", ()) else \
-        next((i for i in prop.ids if i in extra.get("want", prop.ids)), prop.ids[0])
+    if found is not None:
+        prop, message, extra = found
+        req = next((i for i in prop.ids if i in extra["want"]), prop.ids[0])
+        reason = f"the host behaves as variant {_said(extra['variant'])}, which breaks {prop.name} ({', '.join(prop.ids)}) here"
+        if forced is not None and req in forced[2]["all"]:
+            reason += f"; forcing the observed {forced[2]['what']} into the model: {forced[1]}"
+    elif forced is not None:
+        prop, message, extra = forced
+        req = prop.ids[0]
+        reason = f"forcing the observed {extra['what']} into the model breaks {prop.name} ({', '.join(prop.ids)}): {message}"
+    else:
+        return
     d.requirement = req
-    d.reason = how.format(v=extra.get("variant"), what=extra.get("what"), p=prop.name, ids=", ".join(prop.ids),
-                          msg=message)[:400]
+    d.reason = reason[:400]
+    d.also = sorted((forced[2]["all"] if forced else set()) - {req})
+
+
+def _said(v) -> str:
+    return f"{v.name} ({v.changes})"
 
 
 def _by_variants(events, mapping, run_events, props, index, deadline, work, first):
@@ -91,7 +105,7 @@ def _by_variants(events, mapping, run_events, props, index, deadline, work, firs
         broken = [c.violation for c in m.cands]
         if all(b is not None and set(b[1].ids) & want for b in broken):
             _, prop, message = broken[0]
-            found = prop, message, {"variant": v.name, "want": want}
+            found = prop, message, {"variant": v, "want": want}
             # Several variants may explain one log; the one that breaks what forcing the observation
             # breaks is the apt one, whatever the order of their names.
             if not first or set(prop.ids) & first:
@@ -104,7 +118,7 @@ def _by_forcing(events, mapping, cls, run_events, props, index, deadline, work, 
     ev = events[index]
     d = ev.data
     upto = index
-    if d["event"] == "message" and d["dir"] == "s2c":
+    if d["event"] == "message" and d["dir"] == "s2c" and (main is None or main.index != index):
         c2s = _request_of(events, index)
         if c2s is not None:
             upto = c2s.index          # a response checked on receipt: force it into the receipt step
@@ -231,8 +245,21 @@ def _forced(m, c, events, upto, index):
         origin, k = queue[0][1]
         if origin is not None:
             world, step = _replay(origin)
+            observed = _freed(observed, step.emitted[k][1])
             step.emitted[k] = (qid, observed)
-            yield _substitute(world, step, qid, observed, d.get("http")), "message"
+            # the run events of the same step the log had not shown when this answer came: the host's
+            # processing of the request did not do them (search: an answer comes after them)
+            unlogged = sorted({e[2][1] for q in c.runq.values() for e in q if e[3] == qid and e[2][0] is origin})
+            for j in reversed(unlogged):
+                rid, e = step.events.pop(j)
+                world.runs[rid].log[:] = [x for x in world.runs[rid].log if x is not e]
+            what = "message, without the run events the log never showed before it" if unlogged else "message"
+            yield _substitute(world, step, qid, observed, d.get("http")), what
+    elif qid is not None and "method" not in d["message"]:
+        world = clone(c.world)          # a response the host's next step sends: forced into that step
+        step = _answer_step(world, qid, None)
+        if step is not None:
+            yield _substitute(world, step, qid, observed, d.get("http")), "response"
     elif qid is not None and c.origin is not None:
         world, step = _replay(c.origin)
         step.emitted.append((qid, observed))
@@ -247,6 +274,8 @@ def _replay(origin):
 
 
 def _substitute(world, step, qid, observed, http):
+    own = next((msg for k, msg in step.emitted if k == qid and "method" not in msg), None)
+    observed = _freed(observed, own) if own is not None and "method" not in observed else observed
     emitted = [(k, msg) for k, msg in step.emitted if not (k == qid and "method" not in msg)]
     step.emitted[:] = emitted + [(qid, observed)]
     q = world.requests.get(qid)
@@ -255,6 +284,44 @@ def _substitute(world, step, qid, observed, http):
         if http and http.get("status") is not None and q.transport == "http":
             q.http_status = http["status"]
     return world, step
+
+
+# What the validator never compares of a task (observe.OPTIONAL_TASK_KEYS, and its times): a forced
+# message carries the model's own, which its properties read against its own world and clock.
+FREE_TASK_KEYS = ("statusMessage", "createdAt", "lastUpdatedAt", "pollIntervalMs")
+
+
+def _views(msg: dict) -> list:
+    res = msg.get("result") if isinstance(msg.get("result"), dict) else None
+    if res is not None and "taskId" in res:
+        return [res]
+    params = msg.get("params") if isinstance(msg.get("params"), dict) else None
+    return [params] if msg.get("method") == "notifications/tasks" and params is not None else []
+
+
+def _freed(observed: dict, own: dict) -> dict:
+    """The observed message with what the validator does not compare taken from the model's own: a
+    task's free text, times, hints and tool output text, a result's `_meta`, the words of an error of
+    the model's code (the host's own words are judged on its bytes, answers.py)."""
+    out = copy.deepcopy(observed)
+    for o, m in zip(_views(out), _views(own)):
+        for k in FREE_TASK_KEYS:
+            if k in m:
+                o[k] = m[k]
+            else:
+                o.pop(k, None)
+        if o.get("ttlMs") is not None and m.get("ttlMs") is not None:
+            o["ttlMs"] = m["ttlMs"]
+        if isinstance(o.get("result"), dict) and isinstance(m.get("result"), dict):
+            o["result"] = {**o["result"], "content": m["result"].get("content")}
+    if isinstance(out.get("result"), dict) and isinstance(own.get("result"), dict):
+        out["result"].pop("_meta", None)
+        if "_meta" in own["result"]:
+            out["result"]["_meta"] = own["result"]["_meta"]
+    if isinstance(out.get("error"), dict) and isinstance(own.get("error"), dict) and \
+            out["error"].get("code") == own["error"].get("code"):
+        out["error"] = dict(own["error"])
+    return out
 
 
 def _only_run(world):

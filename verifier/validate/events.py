@@ -20,6 +20,10 @@ from verifier.validate.status_messages import StatusMessages
 # variant refutes them.
 JUDGED = ("ID-1", "TTL-1", "TTL-4", "SEC-1")
 
+# Seconds of the log's clock within which a host notifies a change of a task to its listen streams: a
+# notification owed for longer when the log ends was never sent (NTF-4).
+NOTIFY_WITHIN_S = 1.0
+
 # A single candidate is stepped in place (no clone) where the log leaves no choice; the state is
 # saved every EVERY events so that a request whose answer does not fit can be retried from the
 # state before it (restored by replaying the events since the save).
@@ -143,9 +147,14 @@ class LogMatcher(Matcher):
             if not owed:
                 live.append(c)
         if not live:
-            raise Stop("diverges", f"connection {name} closed while the model still owed it a message",
-                       [f"{qid}: {describe(m)}" for c in self.cands[:3]
-                        for qid in conn.requests if (q := c.out.get(qid)) for m in [q[0][0]]])
+            owed = [(qid, q[0]) for c in self.cands[:3] for qid in conn.requests if (q := c.out.get(qid))]
+            allowed = [f"{qid}: {describe(m)}" for qid, (m, *_) in owed]
+            if all(m.get("method") == "notifications/tasks" for _, (m, *_) in owed):
+                qid, (m, _, index) = owed[0]
+                raise Stop("diverges", f"listen stream {qid} ended without the {describe(m)} owed for the change the log "
+                                       f"shows by line {self.events[index].line}: a change of the task never notified",
+                           allowed, requirement="NTF-4")
+            raise Stop("diverges", f"connection {name} closed while the model still owed it a message", allowed)
         self.cands = live
         if conn.transport == "stdio":
             if conn.subject is not None and conn.requests:
@@ -392,7 +401,7 @@ class LogMatcher(Matcher):
             if status is not None and c.world.requests[qid].http_status not in (None, status) or not self._timely(c):
                 return []
             ids = self._answer(c, qid, queue[0][0], msg, status, ids, self.events[self.index])
-            if ids is None:
+            if ids is None or "method" not in msg and _unlogged(c, qid):
                 return []
             return [c.but(ids=ids, out={**c.out, qid: queue[1:]})]
         def focus(world):
@@ -401,13 +410,30 @@ class LogMatcher(Matcher):
             # A tasks/* request learns its run only when answered: the run it names is moved too (its
             # purge, after the clock passes its retention, decides a not-found answer).
             return runs | _named_runs(world, self.sent[qid], self.cands), {qid}
+        skipped = self._skipped(qid, msg, observed) if msg.get("method") == "notifications/tasks" else None
         try:
             self.search(goal, f"{describe(msg)} on {qid}", allow_events=False, focus=focus,
                         answering=qid if "method" not in msg else None)
         except Stop as e:
+            if e.kind == "diverges" and skipped is not None:
+                raise Stop("diverges", skipped, e.allowed, requirement="NTF-4") from None
             if e.kind != "diverges" or self.conflict is None:
                 raise
             raise Stop("diverges", self.conflict.reason, e.allowed, requirement=self.conflict.requirement) from None
+
+    def _skipped(self, qid, msg, observed) -> str | None:
+        """NTF-4 (a change withheld): the notification the host sent is one the model owes the listen
+        stream only after others it never sent, in some candidate; why, in words, or None."""
+        for c in self.cands:
+            queue = c.out.get(qid) or ()
+            for j in range(1, len(queue)):
+                if queue[j - 1][0].get("method") != "notifications/tasks":
+                    break
+                if unify(observed, shape(queue[j][0]), c.ids) is not None:
+                    return (f"listen stream {qid} was sent {describe(msg)} but not the {describe(queue[0][0])} owed "
+                            f"before it, for the change the log shows by line {self.events[queue[0][2]].line}: "
+                            f"a change of the task withheld")
+        return None
 
     def _answer(self, c, qid, model_msg, msg, status, ids, ev):
         """The bindings with the host's answer checked against every earlier one the model words alike
@@ -454,7 +480,17 @@ class LogMatcher(Matcher):
                     kind=(d["kind"], d.get("data") or {}))
 
     def finish(self) -> None:
-        """At the end of a log with run events, every event the model appended was logged."""
+        """At the end of the log: no listen stream still open is owed a notification of a change the log
+        showed `NOTIFY_WITHIN_S` before it ends (NTF-4); with run events, every event the model
+        appended was logged."""
+        end = self.events[-1].data["t"]
+        late = [self._late(c, end) for c in self.cands]
+        if all(late):
+            qid, (m, _, index) = late[0]
+            raise Stop("diverges", f"listen stream {qid} is still open when the log ends, and was never sent the "
+                                   f"{describe(m)} owed for the change the log shows by line {self.events[index].line}, "
+                                   f"{end - self.events[index].data['t']:.1f} s before: a change of the task never notified",
+                       [f"{qid}: {describe(m)}"], at=self.events[-1].index, requirement="NTF-4")
         if not self.run_events:
             return
         live = [c for c in self.cands if not any(q for rid, q in c.runq.items()
@@ -464,10 +500,26 @@ class LogMatcher(Matcher):
             raise Stop("diverges", "the log ends, and the host never logged run events the model appended", owed)
         self.cands = live
 
+    def _late(self, c, end: float):
+        """(listen stream, the notification it is owed) of candidate `c` owed for `NOTIFY_WITHIN_S` or more
+        at log time `end`, or None."""
+        for qid, queue in c.out.items():
+            if queue and queue[0][0].get("method") == "notifications/tasks" \
+                    and end - self.events[queue[0][2]].data["t"] >= NOTIFY_WITHIN_S:
+                return qid, queue[0]
+        return None
+
+
+def _unlogged(c, qid) -> list:
+    """The run events the host's step answering `qid` appended that the log has not shown yet: a host
+    logs what processing a request did before it answers it (its answer tells of it), so the answer
+    is no explanation before them."""
+    return [entry for queue in c.runq.values() for entry in queue if entry[3] == qid]
+
 
 def _match_run(d, entry, c, real, mid):
-    event, status, _ = entry
-    if event.get("type") != d["kind"] or (d.get("status") is not None and d["status"] != status):
+    event, status = entry[:2]
+    if event.get("type") != d["kind"] or (d.get("status") is not None and status is not None and d["status"] != status):
         return None
     ids = c.ids
     data = d.get("data") or {}

@@ -82,32 +82,46 @@ def _case_reached(cand, p, case) -> bool:
     return case_key(p.name, case) in cand.reached
 
 
+def _named(ps, phrase: str) -> str:
+    """The case the properties declare whose words hold `phrase` (their names, matched by text), else
+    `phrase` itself."""
+    return next((c for p in ps for c in p.cases if phrase in c), phrase)
+
+
 def _iso1(cand, matcher, ps):
     groups = not_found_answers(cand)
-    cases = {}
+    declared = [c for p in ps for c in p.cases]
+    cases = dict.fromkeys(declared, False)          # the model's premise is no evidence of the host's words
     for (method, _), group in groups.items():
         for cls in group:
-            name = f"{cls}, by {method}"
-            cases[name] = cases.get(name, False) or compared(group, cls)
-    declared = {c for p in ps for c in p.cases}
-    if declared:
-        cases = {c: v for c, v in cases.items() if c in declared}
+            name = _named(ps, f"{cls}, by {method}")
+            if name in cases or not declared:
+                cases[name] = cases.get(name, False) or compared(group, cls)
     judged = any(compared(g, cls) and cls != REFERENCE for g in groups.values() for cls in g)
     return judged, cases, ("no not-found answer for an unreadable task was compared with the answer to an id "
                            "never created, of the same method and transport")
 
 
 def _ttl3(cand, matcher, ps):
+    """"after the purge" on the host's words; "before" by the model (a read resolved)."""
     groups = not_found_answers(cand)
     after = any(compared(g, "purged") for g in groups.values() if "purged" in g)
-    return after, {"after it": after}, ("no not-found answer for a purged run its caller could read was compared "
-                                        "with the answer to an id never created")
+    before = any(_case_reached(cand, p, c) for p in ps for c in p.cases if "before" in c)
+    return after or before, {_named(ps, "after the purge"): after}, (
+        "no read of a finished task before its purge, and no not-found answer for a purged run its caller could "
+        "read compared with the answer to an id never created")
+
+
+# Where ID-1's taskIds were read (`answers.ID1_CASES`), as the words its property's cases hold.
+ID1_PHRASES = {"a taskId in CreateTaskResult": "CreateTaskResult", "a tasks/get result": "tasks/get result",
+               "notifications/tasks": "notifications/tasks", "a listen acknowledgement": "listen acknowledgement",
+               "a request naming the %2F form": "%2F"}
 
 
 def _id1(cand, matcher, ps):
-    from verifier.validate.answers import ID1_CASES
     seen = matcher.id_check.cases
-    return bool(seen), {c: c in seen for c in ID1_CASES}, "the log shows no taskId the host sent"
+    return bool(seen), {_named(ps, ID1_PHRASES[c]) if any(p.cases for p in ps) else c: c in seen
+                        for c in ID1_PHRASES}, "the log shows no taskId the host sent"
 
 
 def _sec1(cand, matcher, ps):

@@ -282,6 +282,16 @@ def _input_requests(reqs) -> tuple:
     return tuple((_slot("interrupt", k), *entry(v)) for k, v in reqs.items())
 
 
+def _required(err: dict) -> tuple:
+    """What a -32021 says the request lacked: each required capability with the keys it names (the
+    Tasks extension, or the elicitation modes a run's input needs, PRJ-4)."""
+    data = err.get("data") if isinstance(err.get("data"), dict) else {}
+    caps = data.get("requiredCapabilities")
+    if not isinstance(caps, dict):
+        return ("$lit", repr(caps))
+    return tuple((k, tuple(sorted(v)) if isinstance(v, dict) else repr(v)) for k, v in sorted(caps.items()))
+
+
 def _task(t: dict) -> tuple:
     status = t.get("status")
     result = t.get("result") if isinstance(t.get("result"), dict) else {}
@@ -304,7 +314,10 @@ def shape(msg: dict) -> tuple:
             return ("note", method, tuple(_slot("run", t) for t in ids))
         return ("note", method)
     if "error" in msg:
-        return ("error", msg["error"].get("code") if isinstance(msg["error"], dict) else None)
+        err = msg["error"] if isinstance(msg["error"], dict) else {}
+        if err.get("code") == wire.MISSING_CAPABILITY:
+            return ("error", err["code"], _required(err))
+        return ("error", err.get("code"))
     res = msg.get("result") if isinstance(msg.get("result"), dict) else {}
     kind = res.get("resultType")
     if kind == "task":
@@ -361,10 +374,13 @@ def describe(msg: dict) -> str:
     s = shape(msg)
     if s[0] == "note":
         if s[1] == "notifications/tasks":
-            return f"notifications/tasks status {s[2][2]}"
+            asks = s[2][4]
+            return f"notifications/tasks status {s[2][2]}" + (f" ({len(asks)} input request(s))" if asks else "")
         return s[1]
     if s[0] == "error":
-        return f"error {s[1]}"
+        required = s[2] if len(s) > 2 and isinstance(s[2], tuple) and all(isinstance(x, tuple) for x in s[2]) else ()
+        return f"error {s[1]}" + "".join(f" requiring {k} {', '.join(v) if isinstance(v, tuple) else v}"
+                                         for k, v in required)
     if s[1] in ("task", "complete") and len(s) > 2 and isinstance(s[2], tuple) and s[2] and s[2][0] == "task":
         t = s[2]
         what = "CreateTaskResult" if s[1] == "task" else "tasks/get result"

@@ -24,10 +24,11 @@ class Divergence:
     allowed: list[str]         # what the model could have done there, in words
     requirement: str | None    # the requirement id the observed behaviour breaks, or None
     reason: str                # one line
+    also: list[str] = field(default_factory=list)    # other ids the observed behaviour breaks there
 
     def to_json(self) -> dict:
         return {"index": self.index, "line": self.line, "event": self.event, "allowed": self.allowed,
-                "requirement": self.requirement, "reason": self.reason}
+                "requirement": self.requirement, "also": self.also, "reason": self.reason}
 
 
 @dataclass

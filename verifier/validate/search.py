@@ -78,7 +78,8 @@ class Cand:
         self.world = world
         self.ids: Bindings = ids
         self.out: dict = out          # model request id -> tuple of (message, origin, event index) emitted, not yet seen
-        self.runq: dict = runq        # model run id -> tuple of (event, status, origin) appended, not yet seen
+        self.runq: dict = runq        # model run id -> tuple of (event, status or None, origin, the request
+                                      # whose answer the step sent, or None) appended, not yet seen
         self.violation = violation    # (event index, property, message) of the first property broken
         self.reached = reached        # frozenset of premise counters reached (properties', cases': Property.reached)
         self.origin = origin          # (pre-state, action, args, listen refs) of the last step, or None
@@ -156,8 +157,13 @@ class Matcher:
         runq = cand.runq
         if step.events and self.run_events:
             runq = dict(runq)
+            last = {rid: k for k, (rid, _) in enumerate(step.events)}
+            answers = args["request"] if name in ANSWERING else None
             for k, (rid, e) in enumerate(step.events):
-                runq[rid] = runq.get(rid, ()) + ((e, w.runs[rid].status, (origin, k)),)
+                # the run's status after the step is its last event's; an earlier one's is not recorded
+                # (two answers of one update: the first leaves the run waiting on the second)
+                status = w.runs[rid].status if last[rid] == k else None
+                runq[rid] = runq.get(rid, ()) + ((e, status, (origin, k), answers),)
         violation, reached = cand.violation, cand.reached
         # the guards skip a property at a step touching nothing it reads, as the engines do
         facets = guard_facets(w, step)
