@@ -76,6 +76,7 @@ class Observations:
     observed: dict = field(default_factory=dict)      # property -> (message, history) first seen
     steps: int = 0
     examples: int = 0
+    cut: int = 0                                      # examples Hypothesis ended early (uncounted: machine.py)
     last_failure: Violation | None = None
     faults: list = field(default_factory=list)        # the first Fault of each signature
     deadline: float | None = None                     # the monotonic time the command must stop by
