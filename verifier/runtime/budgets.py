@@ -20,8 +20,6 @@ DEFAULT_EXAMPLES = 6_000           # the random engine's examples per check
 EXAMPLES_PER_CHUNK = 25            # one seeded Hypothesis run; a chunk is the unit the cap may cut
 DEFAULT_RLIMIT = 100_000_000       # Z3 resource units per query (the baseline's costliest: 21 M, 2.8 CPU s)
 NO_CAP = math.inf                  # an engine's wall-clock cap when none is asked for
-GRAPH_BUILD_MIN_CAP = 600.0        # seconds: a check capped shorter does not spend its cap building the
-                                   # baseline's stored graph (bfs/incremental); it searches from scratch
 TIME_CAP = "time cap"              # the words every engine reports work cut short by the cap with
 
 

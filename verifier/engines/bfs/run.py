@@ -3,6 +3,7 @@ across workers by shards of one scope's frontier (`partition`); one CheckResult 
 from __future__ import annotations
 
 import functools
+import math
 import time
 
 from properties.base import load_catalogue
@@ -12,7 +13,7 @@ from verifier.engines.bfs import incremental as incremental_search
 from verifier.engines.bfs.partition import LocalPool, judge
 from verifier.engines.bfs.search import _by_name, _judged, _picklable, plan, result_of
 from verifier.runtime import scopes
-from verifier.runtime.budgets import GRAPH_BUILD_MIN_CAP, NO_CAP
+from verifier.runtime.budgets import NO_CAP
 
 
 def _search_job(variant, scope, names, rename, until, max_states, max_depth, shadow, incremental=False,
@@ -28,16 +29,18 @@ def _search_job(variant, scope, names, rename, until, max_states, max_depth, sha
 
 def _judge(incremental: bool, variant, budget: float, por: bool = True):
     """A search incremental from the baseline's stored graph when asked (`incremental.judged`, which
-    falls back to a search from scratch where it must, and says so). A check capped under
-    `GRAPH_BUILD_MIN_CAP` does not spend its cap building a missing graph. The baseline's own check
-    builds its graphs as it searches (the build is the search, recording what it asked), so that the
-    amendments and the gate after it find them. `por`: a search from scratch is reduced where it may
-    be (`ample`); one from the stored graph takes the whole graph's transitions."""
+    falls back to a search from scratch where it must, and says so). A check with a wall-clock cap
+    builds no missing graph: a build the cap cut would be lost whole (the search after it would start
+    from nothing with no time left), where the search from scratch it does instead keeps how far it
+    got. Without a cap, the baseline's own check builds its graphs as it searches (the build is the
+    search, recording what it asked), so that the amendments and the gate after it find them. `por`:
+    a search from scratch is reduced where it may be (`ample`); one from the stored graph takes the
+    whole graph's transitions."""
     if not incremental:
         return functools.partial(_judged, por=por)
-    return functools.partial(incremental_search.judged, por=por, no_build=None if budget >= GRAPH_BUILD_MIN_CAP else (
-        f"a check capped under {GRAPH_BUILD_MIN_CAP:g} s does not build one (a longer check builds it; the gate, "
-        f"those of host-small and composed-small)"))
+    return functools.partial(incremental_search.judged, por=por, no_build=None if math.isinf(budget) else (
+        "a check with a wall-clock cap does not build one (`make verify`'s set-up, the gate and a check "
+        "without --budget build it)"))
 
 
 def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progress=None, props=None,
