@@ -27,7 +27,13 @@ EXIT_CODES = """exit codes:
   4  a fault at run time: an amendment's rule or the model raised, called sys.exit, or used more
      CPU time than --step-timeout in one step (reported with its file and line and the steps that led to it)
   130 interrupted (Ctrl-C): the run stops, files already written stay whole
-with `check --expect`: 0 exactly when every expectation of the variant is met, else 1 (4 on a fault)"""
+with `check --expect`: 0 exactly when every expectation of the variant is met, else 1 (4 on a fault)
+a closed stdout ends a command quietly with 0"""
+
+BUDGETS = """budgets: work bounds every command (check's --examples, --max-states, --depth, --rlimit; the gate's
+manifest), so an answer is the same on any machine at any load; there is no wall-clock cap unless
+--budget S (or Z3's --timeout S) asks for one, and a progress line on stderr every few seconds shows
+a long wait. A cap stops even a step blocked across it; what it cuts short is undetermined (time cap)"""
 
 
 CLUSTER_HELP = ("auto: a local Ray cluster over this machine's cores; HOST:PORT: an existing one (`ray start "
@@ -39,13 +45,13 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def _parser(sub, name: str, help: str, **kw):
-    return sub.add_parser(name, help=help, description=help, epilog=EXIT_CODES,
+def _parser(sub, name: str, help: str, budgets: bool = False, **kw):
+    return sub.add_parser(name, help=help, description=help, epilog=(BUDGETS + "\n\n" if budgets else "") + EXIT_CODES,
                           formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
 
 
 def build_parser() -> Parser:
-    p = Parser(prog="taskmodel", description=__doc__.splitlines()[0], epilog=EXIT_CODES,
+    p = Parser(prog="taskmodel", description=__doc__.splitlines()[0], epilog=BUDGETS + "\n\n" + EXIT_CODES,
                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}",
                    help="print the version and exit")
@@ -54,7 +60,7 @@ def build_parser() -> Parser:
     ls = _parser(sub, "list", "properties with ids, kinds and clauses; built-in variants")
     ls.add_argument("--json", action="store_true", help="print the listing as JSON")
 
-    ck = _parser(sub, "check", "explore the baseline or a variant and print a verdict table")
+    ck = _parser(sub, "check", "explore the baseline or a variant and print a verdict table", budgets=True)
     ck.add_argument("--variant", default=None, help="a built-in variant name, or path/to/amendment.py[:Class]")
     ck.add_argument("--engine", choices=("hypothesis", "bfs", "z3", "all"), default=None,
                     help="hypothesis: random exploration (the default for the baseline and built-ins); bfs: "
@@ -116,7 +122,7 @@ def build_parser() -> Parser:
     rp.add_argument("--variant", default=None, metavar="FILE",
                     help="the amendment file the trace was recorded on (a trace never names a file to import)")
 
-    gt = _parser(sub, "gate", "re-run the baseline and every built-in variant against the manifest")
+    gt = _parser(sub, "gate", "re-run the baseline and every built-in variant against the manifest", budgets=True)
     gt.add_argument("--manifest", default="counterexamples/manifest.json", type=path_arg,
                     help="the recorded verdicts (default counterexamples/manifest.json)")
     gt.add_argument("--budget", type=float, default=None, metavar="S",
