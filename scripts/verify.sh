@@ -19,17 +19,19 @@ step() {
 rm -f out/check-baseline.json out/bfs/check-baseline.json out/z3/check-baseline.json
 # The random check and then Z3 run beside the exhaustive search: each check is one process but bfs,
 # whose graph builds are the longest part. Budgets count work (examples, states, depth; the step
-# watchdog counts CPU time), so sharing the cores changes no verdict. Each check's table is printed
-# when it ends, in this order.
+# watchdog counts CPU time) and no wall-clock cap is set, so sharing the cores, or a loaded machine,
+# changes no verdict, only when it comes. Each check's table is printed when it ends, in this order;
+# their progress lines come as they are made (through a pipe: lines, never a terminal's bar).
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 echo "== checks: $tm check (random, then z3) beside $tm check --engine bfs --jobs ${JOBS:-2}"
 (
-  "$tm" check --examples "${EXAMPLES:-6000}" --counterexamples out/counterexamples >"$logs/random" 2>&1
-  "$tm" check --engine z3 --depth "${DEPTH:-8}" --out out/z3 >"$logs/z3" 2>&1
+  "$tm" check --examples "${EXAMPLES:-6000}" --counterexamples out/counterexamples >"$logs/random" 2> >(cat >&2)
+  "$tm" check --engine z3 --depth "${DEPTH:-8}" --out out/z3 >"$logs/z3" 2> >(cat >&2)
 ) &
 lane=$!
-"$tm" check --engine bfs --jobs "${JOBS:-2}" --out out/bfs --counterexamples out/bfs/counterexamples >"$logs/bfs" 2>&1
+"$tm" check --engine bfs --jobs "${JOBS:-2}" --out out/bfs --counterexamples out/bfs/counterexamples >"$logs/bfs" \
+  2> >(cat >&2)
 wait "$lane"
 for name in random bfs z3; do
   echo "-- $name"
