@@ -83,7 +83,7 @@ def _cluster(args) -> None:
         return
     host, _, port = args.cluster.split("://", 1)[-1].rpartition(":")
     if args.cluster != "auto" and not (host and port.isdigit() and 0 < int(port) < 65536):
-        raise UsageError(f"taskmodel: --cluster {args.cluster!r}: neither auto nor HOST:PORT")
+        raise UsageError(f"taskmodel: --cluster {args.cluster or repr('')}: neither auto nor HOST:PORT")
 
 
 def _redis(url: str | None, where: str) -> None:
@@ -93,12 +93,12 @@ def _redis(url: str | None, where: str) -> None:
         return
     try:
         parts = urlsplit(url)
-        ok = parts.scheme in ("redis", "rediss") and parts.hostname and (parts.port or 0) >= 0 or \
-            parts.scheme == "unix" and parts.path
+        _ = parts.port          # read to be checked: out of range raises
+        ok = parts.scheme in ("redis", "rediss") and bool(parts.hostname) or parts.scheme == "unix" and bool(parts.path)
     except ValueError:          # a port out of range, brackets astray
         ok = False
     if not ok:
-        raise UsageError(f"taskmodel: {where} {url!r}: not a Redis URL (redis://HOST:PORT/DB or unix://PATH)")
+        raise UsageError(f"taskmodel: {where} {url or repr('')}: not a Redis URL (redis://HOST:PORT/DB or unix://PATH)")
 
 
 def _check(args) -> None:
