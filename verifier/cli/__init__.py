@@ -59,6 +59,9 @@ def build_parser() -> Parser:
 
     ls = _parser(sub, "list", "properties with ids, kinds and clauses; built-in variants")
     ls.add_argument("--json", action="store_true", help="print the listing as JSON")
+    ls.add_argument("--profile", choices=("ext-tasks",), default=None,
+                    help="list only the ids a profile judges and those it leaves out, with why (ext-tasks: a plain "
+                         "MCP Tasks server, docs/third-party.md)")
 
     ck = _parser(sub, "check", "explore the baseline or a variant and print a verdict table", budgets=True)
     ck.add_argument("--variant", default=None, help="a built-in variant name, or path/to/amendment.py[:Class]")

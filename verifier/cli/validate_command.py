@@ -25,6 +25,9 @@ def cmd_validate(args) -> int:
           f"({res.steps} model steps, {res.candidates} candidate state(s) at the end)")
     print(f"  exchanges: {x['judged']} of {x['judged'] + x['unjudged']} judged{fraction}"
           + (f", {x['ignored']} passed over by the mapping" if x["ignored"] else ""))
+    if res.profile:
+        print(f"  profile {res.profile}: {len(res.out_of_scope)} ids out of its scope, not judged "
+              f"(taskmodel list --profile {res.profile} says why): {', '.join(res.out_of_scope)}")
     if res.reason:
         print(f"  {res.reason}")
     d = res.divergence

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 
+from verifier.validate.binding import apply_profile, binding_of
 from verifier.validate.declared import declared, purges_assumed
 from verifier.validate.evidence import requirements, uncompared
 from verifier.validate.log import LogError, read_log, read_mapping
@@ -47,11 +48,13 @@ def world_for(cls, host_params: dict):
     return World(params, cls() if cls is not None else None)
 
 
-def host_properties():
+def host_properties(binding=None):
     """The host's catalogue (the harness's judges a client harness a log does not have), less
-    liveness: a finite log cannot show what is owed for ever."""
+    liveness: a finite log cannot show what is owed for ever; under a profile, the properties
+    judging one of its ids (properties/profiles.py)."""
     from properties.base import load_catalogue
-    return [p for p in load_catalogue().values() if p.area not in HARNESS_AREAS and p.kind != "liveness"]
+    return [p for p in load_catalogue().values() if p.area not in HARNESS_AREAS and p.kind != "liveness"
+            and (binding is None or any(binding.in_scope(rid) for rid in p.ids))]
 
 
 def validate_log(log, mapping: dict | str | None = None, variant=None, budget: float = 60.0,
@@ -64,7 +67,7 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
     not judged (`unjudged`), unless `allow_unmodelled`. `diverges`: the first event no behaviour
     explains, with the requirement the observed behaviour breaks when `diagnose` finds one.
     `undetermined`: a cap or the budget ran out, or the log has nothing to check."""
-    mapping = read_mapping(mapping) if mapping is not None else {"tokens": {}}
+    mapping = apply_profile(read_mapping(mapping)) if mapping is not None else {"tokens": {}}
     header, events = read_log(log, mapping=mapping)
     cls = resolve_variant(variant)
     name = getattr(cls, "name", "baseline") if cls is not None else "baseline"
@@ -75,7 +78,7 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
         return res
     started = time.monotonic()
     deadline = started + budget
-    props = host_properties()
+    props = host_properties(binding_of(mapping))
     host = declared(mapping, events)
     m, matched, stop = match(events, mapping, cls, run_events, props, deadline, stop_on_violation=cls is None,
                              host=host)
@@ -108,7 +111,11 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
     broken = {res.divergence.requirement} if res.divergence is not None else set()
     if best.violation is not None:
         broken |= set(best.violation[1].ids)
-    res.requirements = requirements(props, best, m, broken)
+    binding = binding_of(mapping)
+    res.requirements = [r for r in requirements(props, best, m, broken) if binding.in_scope(r["id"])]
+    if binding.profile is not None:
+        from properties.profiles import out_of_scope
+        res.profile, res.out_of_scope = binding.profile, out_of_scope(binding.profile)
     _account(res, events, mapping, m, best, host)
     if res.result == "conforms" and res.unjudged and not allow_unmodelled:
         u = res.unjudged[0]
@@ -142,8 +149,10 @@ def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=T
     # What is judged on the host's own bytes, less what the variant validated against is known to break.
     refuted = {rid for rid, verdict in getattr(cls, "expect", {}).items() if verdict == "refuted"}
     host = host or declared(mapping, events)
+    binding = binding_of(mapping)
     m = LogMatcher(world_for(cls, host.params), props, mapping, run_events, deadline, keep, events,
-                   judged=[r for r in JUDGED if r not in refuted], max_steps=max_steps, declared=host)
+                   judged=[r for r in JUDGED if r not in refuted and binding.in_scope(r)], max_steps=max_steps,
+                   declared=host)
     matched, stop = 0, None
     todo = events if upto is None else events[:upto]
     try:

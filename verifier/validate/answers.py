@@ -38,8 +38,17 @@ class Conflict:
         self.requirement, self.reason = requirement, reason
 
 
-def _text(err: dict) -> tuple:
-    return err.get("code"), err.get("message"), json.dumps(err.get("data"), sort_keys=True)
+ECHO = "{taskId}"
+
+
+def _text(err: dict, echo: str | None = None) -> tuple:
+    """An error's code, message and data; the asked taskId, where the answer echoes it, as ECHO: an
+    answer that differs only by the id its request named tells nothing apart (ISO-1)."""
+    message, data = err.get("message"), json.dumps(err.get("data"), sort_keys=True)
+    if echo:
+        message = message.replace(echo, ECHO) if isinstance(message, str) else message
+        data = data.replace(json.dumps(echo)[1:-1], ECHO)
+    return err.get("code"), message, data
 
 
 # What a not-found answer (the model's -32602 to a tasks/* request) was given for: ISO-1's cases
@@ -79,10 +88,11 @@ class Answer(NamedTuple):
         return {g[0] for g in self.given}
 
 
-def bind_error(ids, q, model_msg: dict, observed: dict, status, index: int, line: int, cls: str):
+def bind_error(ids, q, model_msg: dict, observed: dict, status, index: int, line: int, cls: str,
+               echo: str | None = None):
     """(the bindings with the observed answer bound to the model's, None) or (None, Conflict) when
     the host already gave that model answer other words, data or status. `cls`: the case the answer
-    was given for (`not_found_class`)."""
+    was given for (`not_found_class`); `echo`: the taskId the request named, as sent."""
     merr, oerr = model_msg.get("error"), observed.get("error")
     if not (isinstance(merr, dict) and isinstance(oerr, dict)) or q.method not in NOT_FOUND_METHODS \
             or merr.get("code") != wire.INVALID_PARAMS:
@@ -92,9 +102,9 @@ def bind_error(ids, q, model_msg: dict, observed: dict, status, index: int, line
     given = ((cls, index, line),)
     if seen is None:
         out = ids.copy()
-        out.errors[key] = Answer(_text(oerr), status, line, given)
+        out.errors[key] = Answer(_text(oerr, echo), status, line, given)
         return out, None
-    if seen.text == _text(oerr) and (status is None or seen.status is None or status == seen.status):
+    if seen.text == _text(oerr, echo) and (status is None or seen.status is None or status == seen.status):
         out = ids.copy()
         out.errors[key] = seen.but(status if seen.status is None else None, given)
         return out, None

@@ -218,7 +218,7 @@ class LogMatcher(Matcher):
                 ids = unify(observed, shape(queue[0][0]), post.ids)
                 if ids is None or status is not None and post.world.requests[qid].http_status not in (None, status) \
                         or not self._timely(post, ahead) \
-                        or self._answer(post, qid, queue[0][0], look["message"], status, ids, ahead) is None:
+                        or self._answer(post, qid, queue[0][0], look["message"], status, ids, ahead, msg) is None:
                     misfit.append(f"{qid}: {describe(queue[0][0])}")
                     return False
             return True
@@ -400,7 +400,7 @@ class LogMatcher(Matcher):
                 return []
             if status is not None and c.world.requests[qid].http_status not in (None, status) or not self._timely(c):
                 return []
-            ids = self._answer(c, qid, queue[0][0], msg, status, ids, self.events[self.index])
+            ids = self._answer(c, qid, queue[0][0], msg, status, ids, self.events[self.index], self.sent[qid])
             if ids is None or "method" not in msg and _unlogged(c, qid):
                 return []
             return [c.but(ids=ids, out={**c.out, qid: queue[1:]})]
@@ -435,11 +435,13 @@ class LogMatcher(Matcher):
                             f"a change of the task withheld")
         return None
 
-    def _answer(self, c, qid, model_msg, msg, status, ids, ev):
+    def _answer(self, c, qid, model_msg, msg, status, ids, ev, request):
         """The bindings with the host's answer checked against every earlier one the model words alike
-        (answers.py), or None, the conflict kept to name its requirement."""
+        (answers.py), or None, the conflict kept to name its requirement. `request`: as the log shows it."""
         q = c.world.requests[qid]
-        got, conflict = bind_error(ids, q, model_msg, msg, status, ev.index, ev.line, not_found_class(c.world, q))
+        echo = (request.get("params") or {}).get("taskId") if isinstance(request.get("params"), dict) else None
+        got, conflict = bind_error(ids, q, model_msg, msg, status, ev.index, ev.line, not_found_class(c.world, q),
+                                   echo if isinstance(echo, str) else None)
         if conflict is not None and self.conflict is None:
             self.conflict = conflict
         return got
@@ -555,8 +557,7 @@ def _named_runs(world, msg, cands) -> set:
     out = set()
     for ref in task_refs(params):
         if isinstance(ref, str):
-            raw = raw_of(ref)[0]
-            out |= {c.ids.to_model("run", raw) for c in cands} - {None}
+            out |= {c.ids.to_model("run", c.ids.real_of(ref)) for c in cands} - {None}
     token = params.get("requestState")
     for c in cands:
         mtoken = c.ids.to_model("token", token) if isinstance(token, str) else None

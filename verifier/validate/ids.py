@@ -17,13 +17,15 @@ KINDS = ("run", "interrupt", "token")
 
 
 class Bindings:
-    __slots__ = ("real", "model", "tenants", "errors")
+    __slots__ = ("real", "model", "tenants", "errors", "binding")
 
-    def __init__(self, tenants: dict[str, str] | None = None):
+    def __init__(self, tenants: dict[str, str] | None = None, binding=None):
+        from verifier.validate.binding import PLAIN
         self.real = {k: {} for k in KINDS}     # kind -> real id -> model id
         self.model = {k: {} for k in KINDS}    # kind -> model id -> real id
         self.tenants = tenants or {}           # host tenant -> model tenant (the mapping file)
         self.errors = {}                       # the model's not-found answer -> the host's (answers.py)
+        self.binding = binding or PLAIN        # how the host's ids are read (binding.py)
 
     def copy(self) -> "Bindings":
         new = object.__new__(Bindings)
@@ -31,7 +33,12 @@ class Bindings:
         new.model = {k: dict(v) for k, v in self.model.items()}
         new.tenants = self.tenants
         new.errors = dict(self.errors)
+        new.binding = self.binding
         return new
+
+    def real_of(self, wire_id: str) -> str:
+        """The real id a wire id stands for: its raw id, or (opaque ids) the whole id as sent."""
+        return wire_id if self.binding.opaque else raw_of(wire_id)[0]
 
     def to_model(self, kind: str, real: str) -> str | None:
         return self.real[kind].get(real)

@@ -34,6 +34,9 @@ MAPPING_SCHEMA = {
     "required": ["tokens"],
     "properties": {
         "server": {"enum": ["S1", "S2"]},
+        # Optional: the profile the host is judged on (properties/profiles.py), and with it how its
+        # bytes are read (verifier/validate/binding.py): "ext-tasks", a plain MCP Tasks server.
+        "profile": {"enum": ["ext-tasks"]},
         # Optional: the model server each HTTP path is (a host with a Tasks mount and a plain one).
         "mounts": {"type": "object", "additionalProperties": {"enum": ["S1", "S2"]}},
         "tokens": {"type": "object", "additionalProperties": {"enum": list(SUBJECTS)}},
@@ -59,6 +62,10 @@ MAPPING_SCHEMA = {
                 "ttl_ms_live": {"type": ["integer", "null"], "minimum": 1},
                 # The HTTP status of the errors core gives none, -32602 and -32603 (Params.http_error_status).
                 "http_error_status": {"type": "integer", "minimum": 100, "maximum": 599},
+                # Whether subscriptions/listen is served (default true); false: listens are passed over.
+                "listen": {"type": "boolean"},
+                # Who sees a task: its creator only, or every principal of its tenant (the model's rule).
+                "visibility": {"enum": ["creator", "tenant"]},
                 # The host's choice of each P-... parameter the sources leave open (requirements.md).
                 "parameters": {"type": "object", "additionalProperties": False, "properties": {
                     pid: {"enum": list(CHOICES[field])} for pid, field in PARAMETER_IDS.items() if field in CHOICES}},

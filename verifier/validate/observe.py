@@ -111,6 +111,9 @@ def _model_ref(ref, ids: Bindings) -> str:
     """The model task reference standing for a real one, in the same form."""
     if not isinstance(ref, str):
         raise NotGenerated(f"a taskId that is not a string ({ref!r})")
+    if ids.binding.opaque:                   # any form: the task bound to it, else one never created
+        got = ids.to_model("run", ref)
+        return FABRICATED[0] if got is None else in_form(got, "projected")
     raw, form = raw_of(ref)
     if form in ("literal", "raw"):          # not a projected id: decodes to no run, as the model's malformed probe
         return FABRICATED[1]
@@ -138,7 +141,7 @@ def _model_key(key, ids: Bindings, n: int = 0) -> str:
     """The model key standing for a real inputResponses key, in the same form: the interrupt it is
     bound to, whichever run that is (the host's rule decides what a key of another run resolves), or
     a key never issued (the `n`-th, so that several unbound keys of one update stay several)."""
-    raw, form = raw_of(key)
+    raw, form = (key, "raw") if ids.binding.opaque else raw_of(key)
     got = ids.to_model("interrupt", raw)
     if got is None:
         got = NEVER_ISSUED_KEY if n == 0 else f"{NEVER_ISSUED_KEY[:-len(str(n))]}{n}"
@@ -233,7 +236,8 @@ def _decode_call(world, params, client, server, transport, declare, ids, mapping
     tool = tools.get(name, name if name in ("flow", "task-only", "bad-args") else None)
     if tool is None:
         raise UnknownTool(f"tools/call of tool {name!r}, which the mapping does not name")
-    if "requestState" in params or "inputResponses" in params:
+    # A retry without requestState, where rounds carry none (binding.py), is a new call of the tool.
+    if "requestState" in params or "inputResponses" in params and not ids.binding.stateless_rounds:
         return _decode_retry(world, params, client, transport, declare, ids)
     if tool == "bad-args":
         _http_only(transport, "tools/call of bad-args")
@@ -250,7 +254,7 @@ def _decode_retry(world, params, client, transport, declare, ids):
     prev = world.requests[rs.request]
     result = (prev.response or {}).get("result") or {}
     answers = params.get("inputResponses") or {}
-    keys = [raw_of(k)[0] for k in answers]
+    keys = [ids.real_of(k) for k in answers]
     want = [ids.to_real("interrupt", k) for k in result.get("inputRequests") or {}]
     if keys and sorted(map(str, keys)) != sorted(map(str, want)):
         raise NotGenerated("an MRTR retry answering other keys than the inputRequests it echoes")
@@ -338,6 +342,7 @@ def unify(observed, model, ids: Bindings):
     """The bindings under which the observed shape equals the model's (a copy when it binds
     anything new), or None when they differ."""
     new: list = []
+    observed, model = ids.binding.fold(observed, model)
     if not _unify(observed, model, ids, new):
         return None
     if not new:
@@ -352,10 +357,12 @@ def _unify(a, b, ids, new) -> bool:
     if type(a) is not tuple or type(b) is not tuple:
         return a == b
     if a and a[0] == "$id":
-        if not (b and b[0] == "$id" and a[1] == b[1] and a[3] == b[3]):
+        if not (b and b[0] == "$id" and a[1] == b[1] and (a[3] == b[3] or ids.binding.opaque)):
             return False
         kind, real, mod = a[1], a[2], b[2]
-        if a[3] == "literal":
+        if ids.binding.opaque:               # the host's id as sent, whatever its form, bound whole
+            real = in_form(real, a[3])
+        elif a[3] == "literal":
             return real == mod
         for k, r, m in new:
             if k == kind and (r == real or m == mod):

@@ -46,6 +46,8 @@ class ValidationResult:
     exchanges: dict = field(default_factory=lambda: {"total": 0, "judged": 0, "unjudged": 0, "ignored": 0})
     unjudged: list[dict] = field(default_factory=list)       # the exchanges not judged, in log order
     assumptions: list[str] = field(default_factory=list)     # what the log was read as, undeclared by the host
+    profile: str | None = None                               # the mapping's profile (properties/profiles.py)
+    out_of_scope: dict = field(default_factory=dict)         # id -> why the profile does not judge it
 
     @property
     def exit_code(self) -> int:
@@ -63,4 +65,5 @@ class ValidationResult:
                 "requirements": self.requirements, "properties": self.properties,
                 "divergence": self.divergence.to_json() if self.divergence else None,
                 "unjudged": self.unjudged, "assumptions": self.assumptions,
+                **({"profile": self.profile, "out_of_scope": self.out_of_scope} if self.profile else {}),
                 **({"reason": self.reason} if self.reason else {}), "exit_code": self.exit_code}

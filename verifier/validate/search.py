@@ -35,6 +35,7 @@ from model.lifecycle import TERMINAL
 from model.snapshot import clone, fingerprint, state_tuple
 from properties.base import guard_facets
 
+from verifier.validate.binding import binding_of
 from verifier.validate.ids import Bindings
 from model.actions import SILENT
 
@@ -129,7 +130,7 @@ class Matcher:
         self.table = load_all()
         self.internal = [n for n, a in self.table.items() if a.actor in INTERNAL_ACTORS
                          and (run_events or n not in SILENT)]
-        self.cands = [Cand(world, Bindings(mapping.get("tenants")), {}, {}, None, frozenset(), None)]
+        self.cands = [Cand(world, Bindings(mapping.get("tenants"), binding_of(mapping)), {}, {}, None, frozenset(), None)]
         self.conns: dict[str, Conn] = {}
         self.reqs: dict[tuple, str] = {}     # (conn, JSON-RPC id) -> model request id
         self.ignored: set = set()            # (conn, JSON-RPC id) of requests passed over
