@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -43,15 +44,18 @@ def free_port() -> int:
 
 
 class HostProcess:
-    def __init__(self, folder: Path, name: str, bugs: tuple[str, ...], *flags: str):
+    def __init__(self, folder: Path, name: str, bugs: tuple[str, ...], *flags: str, planted: str | None = None):
+        # `planted`: a bug of tests/live/planted/, planted in the child process (planted/serve.py)
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = folder / f"{name}.jsonl"
         self.stderr = open(folder / f"{name}.stderr", "w+")
-        cmd = [sys.executable, "-m", "examples.host", "--port", str(self.port), "--log", str(self.log)]
+        module = "tests.live.planted.serve" if planted else "examples.host"
+        cmd = [sys.executable, "-m", module, "--port", str(self.port), "--log", str(self.log)]
         for b in bugs:
             cmd += ["--bug", b]
-        self.proc = subprocess.Popen([*cmd, *flags], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self.stderr)
+        env = {**os.environ, "PLANTED": planted} if planted else None
+        self.proc = subprocess.Popen([*cmd, *flags], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self.stderr, env=env)
         self._wait_ready()
 
     def _wait_ready(self, timeout: float = 30.0) -> None:
@@ -139,8 +143,8 @@ def host_process(tmp_path_factory):
     """Start hosts as child processes with extra command-line flags, for a whole module."""
     started: list[HostProcess] = []
 
-    def start(name: str, *flags: str) -> HostProcess:
-        host = HostProcess(tmp_path_factory.mktemp(name), name, (), *flags)
+    def start(name: str, *flags: str, planted: str | None = None) -> HostProcess:
+        host = HostProcess(tmp_path_factory.mktemp(name), name, (), *flags, planted=planted)
         started.append(host)
         return host
 
