@@ -455,7 +455,7 @@ BAD_MANIFESTS = [
     {"settings": {}, "variants": {"no-such-variant": {"verdicts": {}}}},
     {"settings": {}, "variants": {"baseline": {"verdicts": {"no-such-property": "holds"}}}},
     {"settings": {}, "variants": {"baseline": {"verdicts": {}, "lengths": {"no-such-property": 3}}}},
-    {"settings": {}, "variants": {"baseline": {"verdicts": {}, "bfs": {"host-small": {"verdicts": {"nope": "proved"}}}}}},
+    {"settings": {}, "variants": {"baseline": {"verdicts": {}, "bfs": {"host-small": {"verdicts": {"x": "proved"}}}}}},
     {"settings": {"per_variant": {"no-such-variant": {"chunks": 2}}}, "variants": {}},
 ]
 manifest_texts = st.one_of(
@@ -964,8 +964,8 @@ def _gaps(times, until):
 def test_a_graph_build_tells_its_progress_every_few_seconds(tmp_path):
     """TLC's way: states generated, distinct, queued, at least every 10 s, while the baseline's
     graphs are built for an amendment's first exhaustive check (an empty store)."""
-    times, lines = _lines_over_time(["check", "--variant", "detach-on-disconnect", "--engine", "bfs", "--out",
-                                     str(tmp_path / "out")], tmp_path, {"TASKMODEL_GRAPH_CACHE": str(tmp_path / "g")}, 25)
+    argv = ["check", "--variant", "detach-on-disconnect", "--engine", "bfs", "--out", str(tmp_path / "out")]
+    times, lines = _lines_over_time(argv, tmp_path, {"TASKMODEL_GRAPH_CACHE": str(tmp_path / "g")}, 25)
     built = [ln for ln in lines if "building the baseline's stored graph" in ln]
     assert built and all("distinct" in ln and "queued" in ln for ln in built), lines
     assert _gaps([t for t, ln in zip(times, lines) if ln.startswith("taskmodel: bfs")], 25) <= 10, (times, lines)
@@ -973,7 +973,8 @@ def test_a_graph_build_tells_its_progress_every_few_seconds(tmp_path):
 
 def test_the_gate_tells_its_progress_every_few_seconds(tmp_path):
     manifest = tmp_path / "m.json"
-    manifest.write_text(json.dumps({"settings": {"chunks": 8, "examples_per_chunk": 25, "steps": 40}}), encoding="utf-8")
+    manifest.write_text(json.dumps({"settings": {"chunks": 8, "examples_per_chunk": 25, "steps": 40}}),
+                        encoding="utf-8")
     times, lines = _lines_over_time(["gate", "--manifest", str(manifest), "--record", "--jobs", "1", "--only",
                                      "baseline", "detach-on-disconnect"], tmp_path, {}, 120)
     told = [(t, ln) for t, ln in zip(times, lines) if ln.startswith("taskmodel: gate: ")]

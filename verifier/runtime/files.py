@@ -3,10 +3,10 @@
 A file is written beside its destination and renamed into place; a folder is built whole beside
 its destination and swapped in. What is staged beside a destination is named for the process that
 stages it (`.NAME.new-PID-...`, `.NAME.old-PID-...`, `.NAME.tmp-PID-...`), so that a command's
-`sweep` clears what a killed one left: never the staging of a writer still running. A path that cannot be written is bad input (one line, exit 3),
-found before the work by `check_folder` and `check_file`, which create nothing: an empty path, a
-file where a folder goes, a device (`/dev/null`, `/dev/full`) where a file goes, a folder no file
-can be made in (`/proc`).
+`sweep` clears what a killed one left: never the staging of a writer still running. A path that
+cannot be written is bad input (one line, exit 3), found before the work by `check_folder` and
+`check_file`, which create nothing: an empty path, a file where a folder goes, a device
+(`/dev/null`, `/dev/full`) where a file goes, a folder no file can be made in (`/proc`).
 """
 from __future__ import annotations
 

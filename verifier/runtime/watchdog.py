@@ -31,7 +31,8 @@ DEFAULT_STEP_LIMIT = 5.0      # CPU seconds; a model step takes well under a mil
 BLOCKED_FACTOR = 12           # the wall-clock backstop, in multiples of the limit...
 BLOCKED_MIN = 60.0            # ...and never below this many seconds
 GRACE = 0.5                   # wall seconds the steps after the deadline share
-REFIRE = 0.1                  # wall seconds after which a wall-clock timeout lost where Python ignores it is raised again
+REFIRE = 0.1                  # wall seconds after which a wall-clock timeout lost where Python
+                              # ignores exceptions is raised again
 
 
 class CapReached(BaseException):
