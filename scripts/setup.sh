@@ -39,6 +39,17 @@ if [ "$want_browser" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
   apt_install redis-server
   command -v redis-server >/dev/null 2>&1 || echo "setup: redis-server missing: the shared example database tests will be skipped"
 fi
+# --browser: a third-party MCP Tasks server's packages (pyproject's `thirdparty` extra) in a virtual
+# environment of their own, .venv-thirdparty: their pins conflict with the lock (tests/live/test_third_party.py).
+if [ "$want_browser" = 1 ]; then
+  tp=.venv-thirdparty
+  tp_stamp=$tp/.installed
+  if [ ! -f "$tp_stamp" ] || [ pyproject.toml -nt "$tp_stamp" ]; then
+    pins=$(.venv/bin/python -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["thirdparty"]))')
+    { [ -x $tp/bin/python ] || python3 -m venv $tp; } && $tp/bin/python -m pip install -q $pins >/dev/null 2>&1 \
+      && touch "$tp_stamp" || echo "setup: could not install $pins into $tp: the third-party server's tests will be skipped"
+  fi
+fi
 conformance=@modelcontextprotocol/conformance@0.2.0-alpha.12
 if [ "$want_browser" = 1 ]; then
   if command -v npm >/dev/null 2>&1; then
