@@ -580,3 +580,156 @@ def test_a_search_keeps_each_state_once_as_its_fingerprint_tells():
                 assert seen.add(Cand(grandchild, Bindings(), {}, {}, None, frozenset(), None)) == new
                 kept += new
     assert kept > 20
+
+
+# ---- what real clients send, judged (issue 52) --------------------------------------------------------
+def _recorded(play):
+    """The log of `play(apply)`, a script of model steps (`apply(action, **args)` returns the step; a
+    request other than tools/call is answered at once, as the reference host does)."""
+    from verifier.writers.traffic import Recorder
+    world, rec = unbounded_world(None), Recorder(True)
+
+    def apply(action, **args):
+        step = world.apply(action, args, check=False)
+        rec.record(world, step)
+        for answered in answer_pending(world, step, check=False):
+            rec.record(world, answered)
+        return step
+    play(world, apply)
+    return rec.lines(world, rename=True)
+
+
+def _two_open(world, apply, update=True):
+    """alice's run waits on two clarifications at once, which she answers in one tasks/update."""
+    apply("call_tool", client="C1", server="S1", transport="http", declare=True, tool="flow")
+    run = world.requests["r1"].run
+    apply("answer", request="r1")
+    apply("run_start", run=run)
+    for _ in range(2):
+        apply("run_interrupt", run=run, kind="clarification", form=True)
+    ref = world.rules.task_id(world, world.runs[run])
+    apply("tasks_get", client="C1", server="S1", ref=ref, transport="http", declare=True, header_ok=True)
+    if update:
+        first, second = world.runs[run].interrupts
+        apply("tasks_update_two", client="C1", server="S1", ref=ref, key=first, also=second, response="accept")
+    return run, ref
+
+
+def test_two_open_interrupts_answered_in_one_update_are_judged():
+    r = validate_log(_recorded(_two_open), MAPPING)
+    assert r.result == "conforms" and r.exchanges["unjudged"] == 0, r.to_json()
+    assert next(q for q in r.requirements if q["id"] == "UPD-4")["verdict"] == "held"
+
+
+def test_an_update_resolving_one_of_its_two_keys_breaks_upd_4_at_its_answer():
+    events = _events(_recorded(_two_open))
+    resolved = [i for i, e in enumerate(events) if e.get("kind") == "interrupt.resolved"]
+    assert len(resolved) == 2
+    del events[resolved[1]]
+    answer = resolved[1]             # the update's answer moved up into the removed event's place
+    r = validate_log(_dump(events), MAPPING)
+    assert r.result == "diverges" and r.divergence.requirement == "UPD-4", r.to_json()
+    assert r.divergence.line == answer + 1 and r.matched == r.divergence.index
+    assert "(line " in r.divergence.reason          # the model's request named by its line in the log
+
+
+def _listening(world, apply):
+    """alice listens to her task, which asks twice; one answer changes only its input requests."""
+    run, ref = _two_open(world, apply, update=False)
+    apply("listen", client="C1", server="S1", declare=True)
+    first = world.runs[run].interrupts[0]
+    apply("tasks_update", client="C1", server="S1", ref=ref, transport="http", declare=True, header_ok=True,
+          key=first, response="accept")
+    apply("tasks_cancel", client="C1", server="S1", ref=ref, transport="http", declare=True, header_ok=True)
+
+
+def test_a_change_never_notified_to_a_listen_stream_breaks_ntf_4():
+    lines = _recorded(_listening)
+    assert validate_log(lines, MAPPING).result == "conforms"
+    events = _events(lines)
+    notes = [i for i, e in enumerate(events) if e.get("message", {}).get("method") == "notifications/tasks"]
+    assert len(notes) >= 2
+    skipped = events[notes[0]]["message"]["params"]
+    assert skipped["status"] == "input_required" and len(skipped["inputRequests"]) == 1    # the input-requests change
+    del events[notes[0]]
+    r = validate_log(_dump(events), MAPPING)
+    assert r.result == "diverges" and r.divergence.requirement == "NTF-4", r.to_json()
+    assert r.divergence.line == notes[1], r.divergence.to_json()        # the later notification, one line up
+    assert "withheld" in r.divergence.reason and "2026" not in r.divergence.reason     # no host time compared
+    late = _events(lines)[:notes[0]] + [dict(e, t=e["t"] + 5) for e in _events(lines)[notes[0] + 1:]]
+    r = validate_log(_dump([e for e in late if e.get("message", {}).get("method") != "notifications/tasks"]), MAPPING)
+    assert r.result == "diverges" and r.divergence.requirement == "NTF-4" and "never notified" in r.divergence.reason
+
+
+def test_a_status_message_quoting_the_calls_arguments_breaks_sec_1():
+    lines = _session([("alice", "tools/call"), ("alice", "tasks/get")])
+    events = _events(lines)
+    call = _first(events, lambda e: e.get("dir") == "c2s")
+    got = _first(events, lambda e: e.get("dir") == "s2c" and "taskId" in e["message"].get("result", {})
+                 and e["message"]["result"].get("resultType") == "complete")
+    events[got]["message"]["result"]["statusMessage"] = f"working on {json.dumps(events[call]['message']['params']['arguments'])}"
+    r = validate_log(_dump(events), MAPPING)
+    assert r.result == "diverges" and r.divergence.requirement == "SEC-1" and r.divergence.line == got + 1, r.to_json()
+    sec1 = next(q for q in validate_log(lines, MAPPING).requirements if q["id"] == "SEC-1")
+    assert sec1["verdict"] == "held"              # read against the call's arguments, and quoting none
+
+
+def _terminal_cancel(world, apply):
+    """alice's run fails; she cancels its task without reading it first."""
+    apply("call_tool", client="C1", server="S1", transport="http", declare=True, tool="flow")
+    run = world.requests["r1"].run
+    apply("answer", request="r1")
+    apply("run_start", run=run)
+    apply("run_fail", run=run)
+    apply("tasks_cancel", client="C1", server="S1", ref=world.rules.task_id(world, world.runs[run]), transport="http",
+          declare=True, header_ok=True)
+
+
+def test_a_purge_the_declared_host_cannot_have_done_explains_nothing():
+    """A tasks/cancel of a finished task answered -32602 seconds after its end: on a host that keeps runs
+    300 s it breaks CNL-1; undeclared, it is read as a purge, and the result says it assumed one."""
+    events = _events(_recorded(_terminal_cancel))
+    i = _first(events, lambda e: e.get("dir") == "s2c" and e["message"].get("result", {}).get("resultType") == "complete"
+               and "taskId" not in e["message"]["result"])
+    events[i]["message"] = {"jsonrpc": "2.0", "id": events[i]["message"]["id"],
+                            "error": {"code": -32602, "message": "Task not found"}}
+    declared = validate_log(_dump(events), {**MAPPING, "host": {"retention_s": 300}})
+    assert declared.result == "diverges" and declared.divergence.requirement == "CNL-1", declared.to_json()
+    assert declared.divergence.line == i + 1 and not declared.assumptions
+    assumed = validate_log(_dump(events), MAPPING)
+    assert assumed.result != "diverges" and any("purged" in a and f"line {i + 1}" in a for a in assumed.assumptions)
+
+
+def test_the_hosts_declarations_are_checked_as_input(tmp_path, capsys):
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(_lines(1)[1]) + "\n")
+    for host in ({"retention_s": 0}, {"parameters": {"P-APPROVER": "maybe"}}, {"http_error_status": 99},
+                 {"ttl_ms_live": 0}, {"color": 1}):
+        m = tmp_path / "map.json"
+        m.write_text(json.dumps({**MAPPING, "host": host}))
+        assert main(["validate", str(log), "--map", str(m)]) == 3
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "mapping at host" in err[0], err
+
+
+def test_a_declared_p_approver_error_is_the_hosts_choice():
+    """An ineligible approver answered -32602: a divergence on a host that acks (P-APPROVER ack, the
+    default), a behaviour of one that declares P-APPROVER error."""
+    def play(world, apply):
+        apply("call_tool", client="C1", server="S1", transport="http", declare=True, tool="flow")
+        run = world.requests["r1"].run
+        apply("answer", request="r1")
+        apply("run_start", run=run)
+        apply("run_interrupt", run=run, kind="approval", form=True)
+        apply("tasks_update", client="C1", server="S1", ref=world.rules.task_id(world, world.runs[run]),
+              transport="http", declare=True, header_ok=True, key=world.runs[run].interrupts[0], response="accept")
+    events = _events(_recorded(play))
+    i = len(events) - 1
+    while "result" not in events[i].get("message", {}):
+        i -= 1
+    events[i]["message"] = {"jsonrpc": "2.0", "id": events[i]["message"]["id"],
+                            "error": {"code": -32602, "message": "Task not found"}}
+    acks = validate_log(_dump(events), {**MAPPING, "host": {"retention_s": 300}})
+    assert acks.result == "diverges" and acks.divergence.requirement in ("AUTH-1", "UPD-3"), acks.to_json()
+    errs = validate_log(_dump(events), {**MAPPING, "host": {"retention_s": 300, "parameters": {"P-APPROVER": "error"}}})
+    assert errs.result != "diverges", errs.to_json()

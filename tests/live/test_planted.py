@@ -4,6 +4,7 @@ faithful host."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from tests.live.conftest import MAPPING, SUITE_MAPPING
 from tests.live.planted import PLANTED, Ctx
 
 pytestmark = pytest.mark.live
+MODEL_LABEL = re.compile(r"(r|run|i)\d+( \(.*\))?")      # the model's labels, followed by the log's names
 
 
 def _mapping(tmp_path, suite: bool = False, **extra) -> Path:
@@ -56,6 +58,10 @@ def test_planted_bug_is_named(start_host, validate, tmp_path, monkeypatch, name)
     if bug.at is not None:
         events = [json.loads(line) for line in Path(log).read_text().splitlines()[1:]]
         assert bug.at(events, d["index"]), f"named at event {d['index']}: {json.dumps(d['event'])[:300]}"
+    # what the reason quotes is the host's (its words, its ids), never the model's own
+    text = Path(log).read_text()
+    quoted = [q for q in re.findall(r"(?<!\w)'([^']+)'(?!\w)", d["reason"]) if not MODEL_LABEL.fullmatch(q)]
+    assert all(q in text or json.dumps(q)[1:-1] in text for q in quoted), (quoted, d["reason"])
 
 
 @pytest.mark.parametrize("scenario", ["answer_again_while_working", "retry_dropped_while_working"])

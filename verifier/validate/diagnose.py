@@ -13,6 +13,7 @@ Neither finding one leaves the divergence "not a behaviour of the model".
 from __future__ import annotations
 
 import copy
+import re
 import time
 
 from model.snapshot import clone
@@ -52,17 +53,20 @@ def explain(res, events, mapping, cls, run_events, props, deadline: float, steps
     d = res.divergence
     direct = d.requirement
     work = _Work(steps, host)
+    if main is not None:
+        d.reason = in_log_terms(d.reason, main, events)
     forced = None if direct else _by_forcing(events, mapping, cls, run_events, props, d.index, deadline, work, main)
     first = {direct} if direct else forced[2]["all"] if forced else set()
     found = _by_variants(events, mapping, run_events, props, d.index, deadline, work, first) if cls is None else None
     if direct:
         if found is not None and direct in found[2]["want"]:
-            d.reason = f"{d.reason}; the host behaves as variant {_said(found[2]['variant'])}"[:400]
+            d.reason = f"{d.reason}; variant {_said(found[2]['variant'])} explains the log to here"[:400]
         return
     if found is not None:
         prop, message, extra = found
         req = next((i for i in prop.ids if i in extra["want"]), prop.ids[0])
-        reason = f"the host behaves as variant {_said(extra['variant'])}, which breaks {prop.name} ({', '.join(prop.ids)}) here"
+        reason = (f"variant {_said(extra['variant'])} explains the log to here and breaks {prop.name} "
+                  f"({', '.join(prop.ids)}) at this event")
         if forced is not None and req in forced[2]["all"]:
             reason += f"; forcing the observed {forced[2]['what']} into the model: {forced[1]}"
     elif forced is not None:
@@ -72,12 +76,45 @@ def explain(res, events, mapping, cls, run_events, props, deadline: float, steps
     else:
         return
     d.requirement = req
-    d.reason = reason[:400]
+    d.reason = (in_log_terms(reason, main, events) if main is not None else reason)[:400]
     d.also = sorted((forced[2]["all"] if forced else set()) - {req})
 
 
 def _said(v) -> str:
     return f"{v.name} ({v.changes})"
+
+
+MODEL_NAMES = re.compile(r"\b(r\d+|run\d+|i\d+)\b")
+
+
+def in_log_terms(text: str, main, events) -> str:
+    """`text` with each model request id (r7) and run or interrupt label (run2, i3) it names followed,
+    once, by what the log calls it (the line of the request, the host's id), and each model id it
+    quotes whole replaced by the host's."""
+    if not main.cands:
+        return text
+    c = main.cands[0]
+    lines = {}
+    for ev in events:
+        x = ev.data
+        if x["event"] == "message" and x["dir"] == "c2s" and "id" in x["message"]:
+            lines.setdefault((x["conn"], (type(x["message"]["id"]).__name__, x["message"]["id"])), ev.line)
+    where = {qid: f"line {lines[key]}" for key, qid in main.reqs.items() if key in lines}
+    for kind, table in (("run", c.world.runs), ("interrupt", c.world.interrupts)):
+        for mid, record in table.items():
+            real = c.ids.to_real(kind, mid)
+            if real is not None:
+                where[record.label] = real
+                text = text.replace(mid, real)          # a model id quoted whole: the host's in its place
+    seen = set()
+
+    def name(match):
+        token = match.group(1)
+        if token in seen or token not in where:
+            return token
+        seen.add(token)
+        return f"{token} ({where[token]})"
+    return MODEL_NAMES.sub(name, text)
 
 
 def _by_variants(events, mapping, run_events, props, index, deadline, work, first):
@@ -212,7 +249,8 @@ def _forced(m, c, events, upto, index):
                 step = _answer_step(world, last, None) or step
             rid = c.ids.to_model("run", d["runId"]) or _only_run(world)
             if rid is not None and rid in world.runs:
-                e = {"seq": len(world.runs[rid].log), "at": world.clock, "type": d["kind"], **(d.get("data") or {})}
+                data = _to_model(d.get("data") or {}, c.ids, m, None)       # the host's ids as the model's
+                e = {"seq": len(world.runs[rid].log), "at": world.clock, "type": d["kind"], **data}
                 world.runs[rid].log.append(e)
                 step.events.append((rid, e))
                 if d.get("status") is not None:      # the state change the event reports, forced too

@@ -195,7 +195,7 @@ def _():
     return plant, _leg("cancel-then-cancel-terminal")
 
 
-@planted("interrupt-answered-again", ["UPD-2", "AUTH-1"], "an interrupt answered again while its run works")
+@planted("interrupt-answered-again", ["UPD-1", "UPD-2", "AUTH-1"], "an interrupt answered again while its run works")
 def _():
     def plant(host):
         engine = host.engine
