@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 from verifier.runtime.budgets import DEFAULT_EXAMPLES, DEFAULT_RLIMIT, EXAMPLES_PER_CHUNK, NO_CAP, chunks_for
-from verifier.runtime.exitcodes import EXIT_OK, UsageError
+from verifier.runtime.contradictions import contradictions, told as told_contradiction
+from verifier.runtime.exitcodes import EXIT_OK, EXIT_UNDETERMINED, UsageError
 from verifier.runtime.files import write_atomic
 from verifier.runtime.results import (SCHEMA_VERSION, combined, exit_code, expectations, result_json,
                                       tool_version)
@@ -32,7 +33,7 @@ def listing() -> dict:
             by_id.setdefault(rid, []).append(p.name)
     return {
         "properties": [{"name": p.name, "ids": list(p.ids), "kind": p.kind, "clause": p.clause,
-                        "sentence": p.sentence, "area": p.area} for p in props.values()],
+                        "sentence": p.sentence, "area": p.area, "cases": list(p.cases)} for p in props.values()],
         "requirements": {rid: {"kind": REQUIREMENTS.get(rid, ("?", ""))[0], "source": REQUIREMENTS.get(rid, ("", "?"))[1],
                                "properties": names} for rid, names in by_id.items()},
         "variants": [{"name": v.name, "kind": v.kind, "changes": v.changes, "source": v.source,
@@ -40,6 +41,7 @@ def listing() -> dict:
         "scopes": [{"doc": s.doc, **s.describe()} for s in _scopes().values()],
         "homes": [{"id": rid, "scope": spec, "why": why} for rid, (spec, why) in _homes().items()],
         "also": [{"scope": spec, "with": scopes.DEFAULT_HOST} for spec in scopes.ALSO],
+        "plan": scopes.plan_specs(),
         "coverage": [{"scope": spec, "side": side, "adds": adds} for side, table in _coverage().items()
                      for spec, adds in table.items()],
     }
@@ -77,7 +79,8 @@ def cmd_list(args) -> int:
     for col in ("property", "ids", "kind", "clause", "sentence"):
         t.add_column(col, overflow="fold")
     for p in data["properties"]:
-        t.add_row(p["name"], ", ".join(p["ids"]), p["kind"], p["clause"], p["sentence"])
+        cases = f"\n[dim]premise cases:[/] {'; '.join(p['cases'])}" if p["cases"] else ""
+        t.add_row(p["name"], ", ".join(p["ids"]), p["kind"], p["clause"], p["sentence"] + cases)
     con.print(t)
     missing = [rid for rid, r in data["requirements"].items() if not r["properties"]]
     if missing:
@@ -95,15 +98,17 @@ def cmd_list(args) -> int:
         s.add_row(x["name"], x["doc"], "complete" if x["depth"] is None else f"at most {x['depth']} steps",
                   ", ".join(x["symmetry"]) or "none")
     con.print(s)
-    h = Table(title="homes: where a property its side's default scope never exercises is judged (no --scope)")
+    h = Table(title="homes: the scope a property its side's default scope never exercises is primarily judged at")
     for col in ("id", "scope", "what it needs"):
         h.add_column(col, overflow="fold")
     for x in data["homes"]:
         h.add_row(x["id"], x["scope"], x["why"])
     con.print(h)
-    for x in data["also"]:
-        con.print(f"and every property judged at {x['with']} is searched at {x['scope']} too, the verdicts merged")
-    c = Table(title="coverage scopes: where an amendment's overrides no scope of its plan exercised are searched too")
+    con.print(f"a check without --scope searches {len(data['plan'])} scopes: host-small, "
+              f"{', '.join(x['scope'] for x in data['also'])}, the homes and the coverage scopes with every host "
+              f"property, composed-small and the harness coverage scopes with every harness property; a property's "
+              f"verdicts there are merged, and a proof needs every case of its premise reached at one of them")
+    c = Table(title="coverage scopes: one more dimension of the environment each, searched by every check")
     for col in ("scope", "what it adds to", "what"):
         c.add_column(col, overflow="fold")
     for x in data["coverage"]:
@@ -142,6 +147,29 @@ def print_together(results, con) -> None:
     con.print(t)
 
 
+def print_cases(result, con) -> None:
+    """Each property's premise cases, reached or not (a proof needs every one), and the scopes that
+    judged each property (grouped: most share one plan)."""
+    from rich.table import Table
+    with_cases = [v for v in result.verdicts if v.cases]
+    if with_cases:
+        t = Table(title="coverage: premise cases (a proof needs every case reached)")
+        for col in ("property", "ids", "reached", "never reached"):
+            t.add_column(col, overflow="fold", no_wrap=col == "property")
+        for v in with_cases:
+            missing = v.unreached_cases
+            t.add_row(v.name, ", ".join(v.ids), f"{len(v.cases) - len(missing)} of {len(v.cases)}",
+                      f"[yellow]{'; '.join(missing)}[/]" if missing else "")
+        con.print(t)
+    groups: dict = {}
+    for v in result.verdicts:
+        if v.judged_at:
+            groups.setdefault(tuple(v.judged_at), []).append(v.name)
+    for where, names in sorted(groups.items(), key=lambda g: -len(g[1])):
+        con.print(f"judged at {len(where)} scope{'s' * (len(where) > 1)} ({', '.join(where)}): "
+                  + (f"{len(names)} properties" if len(names) > 3 else ", ".join(names)))
+
+
 def print_result(result, con, told: dict | None = None, paths: dict | None = None, debug: bool = False,
                  table: bool = True) -> None:
     from rich.table import Table
@@ -159,6 +187,7 @@ def print_result(result, con, told: dict | None = None, paths: dict | None = Non
         con.print(t)
     else:
         con.print(f"\n[bold]{result.engine}[/]")
+    print_cases(result, con)
     if result.action_counts:                      # Z3 explores no concrete actions
         cov = Table(title="coverage: actions fired")
         cov.add_column("action", no_wrap=True)
@@ -312,10 +341,13 @@ def cmd_check(args) -> int:
     expected = expectations(variant, results)
     code = exit_code([combined(results)] if args.engine is None and len(results) > 1 else results,
                      expected if expected_only else None)
+    contradicted = contradictions(variant, results) if len(results) > 1 else []
+    if contradicted and code == EXIT_OK:      # every expectation met, but a proof did not hold
+        code = EXIT_UNDETERMINED
     payload = {"schema_version": SCHEMA_VERSION, "tool": {"name": "taskmodel", "version": tool_version()},
                "command": "check", "variant": results[0].variant,
                "results": [result_json(r, paths) for r in results],
-               "expectations": expected, "exit_code": code}
+               "expectations": expected, "contradictions": contradicted, "exit_code": code}
     text = json.dumps(payload, indent=1) + "\n"
     out = Path(args.out) / f"check-{results[0].variant}.json"
     write_atomic(out, text)
@@ -327,9 +359,13 @@ def cmd_check(args) -> int:
             print_result(r, con, told, paths, debug=args.debug, table=len(results) == 1)
         if len(results) > 1:
             print_together(results, con)
+        for c in contradicted:
+            con.print(f"[bold red]contradicted[/]: {told_contradiction(c)}")
+        against = {i for c in contradicted for i in c["ids"]}
         for e in expected:
             verdict = "as expected" if e["met"] else "[bold red]unexpected[/]"
-            con.print(f"expect {e['id']} {e['want']}: {verdict} (got {', '.join(e['got']) or 'no property'})")
+            proof = "; [bold red]a proof of it was contradicted[/] (above)" if e["id"] in against else ""
+            con.print(f"expect {e['id']} {e['want']}: {verdict} (got {', '.join(e['got']) or 'no property'}){proof}")
         if paths:
             con.print(f"counterexamples written under {args.counterexamples}")
         con.print(f"result written to {out}")
