@@ -40,7 +40,9 @@ EXT_TASKS = {
     "GET-1": None,
     "CNL-1": None,
     "CNL-2": f"{OPENWOP}: cancelRun's cancelling state (runs.md)",
-    "TTL-1": None, "TTL-2": None, "TTL-3": None, "TTL-4": None,
+    "TTL-1": f"{OPENWOP}: a ttlMs that covers the retention (§F.11); SEP-2663's ttlMs is how long the task is kept at "
+             "least, and a server MAY keep it longer (TTL-4 is the extension's side)",
+    "TTL-2": None, "TTL-3": None, "TTL-4": None,
     "OWN-1": f"{OPENWOP}: a request owning the run it starts (§G.12)",
     "OWN-2": f"{OPENWOP}: a disconnect before the response cancels the run (§G.12)",
     "OWN-3": None,

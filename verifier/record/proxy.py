@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 FORMAT = "mcp-traffic/1"
 HEAD_LIMIT = 1 << 16
+GRACE = 0.2          # seconds a response's body may take to end after its client hung up (see _response)
 
 
 class TrafficLog:
@@ -149,10 +150,10 @@ class Exchange:
             frame, self.buffer = self.buffer.split(b"\n\n", 1)
             self._s2c(b"\n".join(line[5:].removeprefix(b" ") for line in frame.split(b"\n") if line.startswith(b"data:")))
 
-    def response_end(self) -> None:
+    def body_end(self) -> None:
+        """The whole body has passed to the client: a JSON body is one message."""
         if not self.sse:
             self._s2c(self.buffer)
-        self.close("closed", "server")
 
     def _s2c(self, data: bytes) -> None:
         message = _message(data)
@@ -202,7 +203,7 @@ class Proxy:
             prefix = b""
             while (prefix := await self._one(client_reader, client_writer, up_reader, up_writer, prefix)) is not None:
                 pass
-        except Hangup:
+        except (Hangup, ConnectionError):
             pass
         finally:
             for w in (client_writer, up_writer):
@@ -264,21 +265,34 @@ class Proxy:
                 try:
                     await cw.drain()
                 except ConnectionError:
-                    raise Hangup("client") from None
+                    if cw.transport.get_write_buffer_size():
+                        raise Hangup("client") from None
             if method != "HEAD" and status not in (204, 304) and status >= 200:
                 body = asyncio.ensure_future(_body(ur, headers, "server", down))
                 await asyncio.wait({body, hangup}, return_when=asyncio.FIRST_COMPLETED)
                 if not body.done() and _gone(hangup):
-                    body.cancel()
-                    raise Hangup("client")
+                    # A client that read the whole response and hung up at once races the body's last
+                    # step here: a body that ends within GRACE was delivered; one that does not was cut.
+                    await asyncio.wait({body}, timeout=GRACE)
+                    if not body.done():
+                        body.cancel()
+                        raise Hangup("client")
                 await body
-            await cw.drain()
+            if ex is not None:
+                ex.body_end()
+            try:
+                await cw.drain()
+            except ConnectionError:
+                # a client that hung up once it had read the whole response: nothing of it was lost
+                if cw.transport.get_write_buffer_size():
+                    raise Hangup("client") from None
         except Hangup as e:
+            hangup.cancel()
             if ex is not None:
                 ex.close("dropped", e.side)
             raise
         if ex is not None:
-            ex.response_end()
+            ex.close("closed", "server")
         if "close" in headers.get("connection", "").lower():
             hangup.cancel()
             return None

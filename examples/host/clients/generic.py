@@ -12,6 +12,7 @@ Each leg prints one line, `ok` or `FAIL` with what it saw; the return is the lis
 """
 from __future__ import annotations
 
+import json
 import sys
 import time
 
@@ -39,9 +40,12 @@ def _created(ex) -> str:
 
 
 def leg_slow_completes(c, tools, **_):
+    """A task completes; cancelling it then is acknowledged and changes nothing."""
     tid = _created(c.call(tools["slow"], {"ms": 300}))
     done = poll(c, tid, lambda r: r["status"] in TERMINAL)
     assert done["status"] == "completed" and not done["result"].get("isError"), done
+    c.cancel(tid).result
+    assert c.get(tid).result["status"] == "completed"
 
 
 def leg_input_round(c, tools, **_):
@@ -81,9 +85,13 @@ def leg_tool_error_and_protocol_error(c, tools, **_):
 def leg_not_found_alike(c, tools, other=None, **_):
     """An unknown id on get, update and cancel; another principal's task the same way."""
     tid = _created(c.call(tools["slow"], {"ms": 200}))
+    answers = {}
     for who, ref in ((c, "no-such-task-" + tid[:8]), *(((other, tid),) if other else ())):
         for ex in (who.get(ref), who.cancel(ref), who.update(ref, {"k": {"action": "cancel"}})):
             assert ex.error["code"] == -32602, ex.messages
+            said = json.dumps({**ex.error, "status": ex.status}).replace(ref, "{taskId}")
+            answers.setdefault(said, ref)
+    assert len(answers) == 1, f"the not-found answers differ beyond the id they echo: {sorted(answers)}"
     poll(c, tid, lambda r: r["status"] in TERMINAL)
 
 
