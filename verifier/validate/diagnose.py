@@ -375,9 +375,13 @@ def _to_model(msg, ids, m, conn):
         if tok is not None:
             return tok
         raw, form = raw_of(s)
+        if ids.binding.opaque:              # an opaque id stands whole for the model's, in the model's form
+            raw, form = s, None
         for kind in ("run", "interrupt"):
             got = ids.to_model(kind, raw)
             if got is not None:
+                if form is None:
+                    return in_form(got, "projected" if kind == "run" else "raw")
                 return in_form(got, form if form != "literal" else "raw")
         return s
 

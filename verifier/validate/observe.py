@@ -159,6 +159,7 @@ def decode(world, msg: dict, conn, ids: Bindings, mapping: dict):
     client, server, transport = clients[subject], conn.server, conn.transport
     if method == "notifications/cancelled":
         raise AssertionError("a notification is not decoded here")
+    _routing_headers(conn, method, msg.get("params"))
     if method == "server/discover":
         _http_only(transport, method)
         return "discover", dict(client=client, server=server), Sent()
@@ -221,6 +222,20 @@ def _decode_update(params, args, ids, sent):
     two = dict(client=args["client"], server=args["server"], ref=args["ref"], key=keys[0], also=keys[1],
                response=response)
     return "tasks_update_two", dict(two, **({"third": keys[2]} if len(keys) > 2 else {})), sent
+
+
+def _routing_headers(conn, method, params) -> None:
+    """The model's clients send `Mcp-Method` as the method they call, and a tools/call's `Mcp-Name` as
+    the tool it names (core §Routing Headers; a server refuses a mismatch with -32020 before reading
+    on). Only a tasks/* request's `Mcp-Name` is the model's to vary (WIRE-4)."""
+    if conn.transport != "http":
+        return
+    header = conn.headers.get("mcp-method")
+    if header is not None and header != method:
+        raise NotGenerated(f"a {method} whose Mcp-Method header says {header!r}")
+    name = conn.headers.get("mcp-name")
+    if method == "tools/call" and name is not None and isinstance(params, dict) and name != params.get("name"):
+        raise NotGenerated(f"a tools/call whose Mcp-Name header says {name!r}, not the tool it names")
 
 
 def _http_only(transport, method):
