@@ -4,10 +4,10 @@ run events and client-side only, conforming and diverging, and the length of log
 The session is a model behaviour rendered as a log (`verifier.writers.traffic`): conversations one
 after another, as a busy host sees them: alice's tasked call suspends on an approval, she reads it,
 bob approves, it completes and she reads the result; carol's blocking call completes; mallory
-probes alice's task (not found); every fourth conversation alice cancels her run, every fifth a
-call's connection drops before its answer. The model world keeps every request it ever saw, so the
-cost of a step grows with the session's length: the rate is measured on sessions of the stated
-lengths.
+probes alice's task (not found, as the id never created she reads once first is); every fourth
+conversation alice cancels her run, every fifth a call's connection drops before its answer. The
+model world keeps every request it ever saw, so the cost of a step grows with the session's length:
+the rate is measured on sessions of the stated lengths.
 
 The diverging log is the same session with the last not-found answer (mallory's probe) turned into
 -32603: it diverges near its end, so it is matched for as long as the conforming one, then diagnosed
@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from model.clients import FABRICATED  # noqa: E402
 from model.host import awaits_respond  # noqa: E402
 from verifier.runtime.worlds import unbounded_world  # noqa: E402
 from verifier.validate import validate_log  # noqa: E402
@@ -50,6 +51,7 @@ def session(conversations: int, run_events: bool) -> list[str]:
         do("deliver", request=q)
         return q
 
+    task("C4", FABRICATED[0], "tasks_get")     # an id never created: what mallory's not-found answers are compared with
     for n in range(conversations):
         do("call_tool", client="C1", server="S1", transport="http", declare=True, tool="flow")
         call = last()

@@ -293,11 +293,23 @@ def test_bad_mapping_and_flags_are_usage_errors(tmp_path, capsys):
 
 
 def test_the_command_prints_one_json_object(tmp_path, capsys):
+    """One object, as schemas/validate-result.schema.json says, for a conforming, a partial and a
+    diverging log."""
+    import jsonschema
+    from pathlib import Path
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "validate-result.schema.json").read_text())
     log, m = tmp_path / "log.jsonl", tmp_path / "map.json"
-    log.write_text("\n".join(_lines(2)[1]) + "\n")
     m.write_text(json.dumps(MAPPING))
+    foreign = _events(_session([("alice", "tools/call"), ("mallory", "tasks/get")]))
+    foreign[-1]["message"]["error"] = {"code": -32603, "message": "Forbidden"}
+    for lines, code in ((_dump(_open_world_log()), 2), (_dump(foreign), 1)):
+        log.write_text("\n".join(lines) + "\n")
+        assert main(["validate", str(log), "--map", str(m), "--json"]) == code
+        jsonschema.validate(json.loads(capsys.readouterr().out), schema)
+    log.write_text("\n".join(_lines(2)[1]) + "\n")
     assert main(["validate", str(log), "--map", str(m), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
+    jsonschema.validate(out, schema)
     assert out["command"] == "validate" and out["result"] == "conforms" and out["exit_code"] == 0
     assert out["divergence"] is None and out["events"] == out["matched"] > 0
     assert all(set(p) >= {"id", "verdict"} for p in out["properties"])
