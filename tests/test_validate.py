@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 
 import pytest
@@ -99,6 +100,8 @@ def test_variant_walks_that_break_its_requirement_diverge_with_it(name):
         assert r.result == "diverges" and r.exit_code == 1, (seed, r.to_json())
         assert r.divergence.requirement in want, (seed, r.divergence.to_json())
         assert r.matched == r.divergence.index
+        # a request the reason names is one the log showed by the diverging event
+        assert all(int(n) <= r.divergence.line for n in re.findall(r"\(line (\d+)\)", r.divergence.reason))
         assert validate_log(lines, MAPPING, variant=name, budget=30).result in ("conforms", "conforms-partially"), seed
     assert seen, f"no walk of {name} broke {sorted(want)}: the test exercised nothing"
 

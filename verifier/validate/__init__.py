@@ -83,7 +83,9 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
     m, matched, stop = match(events, mapping, cls, run_events, props, deadline, stop_on_violation=cls is None,
                              host=host)
     res.matched, res.steps, res.candidates = matched, m.steps, len(m.cands)
-    best = next((c for c in m.cands if c.violation is None), m.cands[0])
+    # The candidate to report: one breaking nothing, else the one that broke a property last (at the
+    # event that ended the match: an earlier violation was survived by other candidates then).
+    best = next((c for c in m.cands if c.violation is None), None) or max(m.cands, key=lambda c: c.violation[0])
     res.properties = _verdicts(props, best)
     at = events[stop.at if stop is not None and stop.at is not None else min(m.index, len(events) - 1)]
     if stop is not None and stop.kind == "undetermined":
@@ -103,9 +105,11 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
                     host=host)
     elif best.violation is not None and cls is None:
         index, prop, message = best.violation
+        at = events[index]
         res.result = "diverges"
-        res.divergence = Divergence(at.index, at.line, at.data, [], prop.ids[0],
-                                    f"the matched behaviour breaks {prop.name} ({', '.join(prop.ids)}): {message}")
+        from verifier.validate.diagnose import in_log_terms
+        res.divergence = Divergence(at.index, at.line, at.data, [], prop.ids[0], in_log_terms(
+            f"the matched behaviour breaks {prop.name} ({', '.join(prop.ids)}): {message}", m, events)[:400])
     if res.divergence is not None:
         res.matched = res.divergence.index          # the events before the divergence matched
     broken = {res.divergence.requirement} if res.divergence is not None else set()
