@@ -67,7 +67,8 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
     not judged (`unjudged`), unless `allow_unmodelled`. `diverges`: the first event no behaviour
     explains, with the requirement the observed behaviour breaks when `diagnose` finds one.
     `undetermined`: a cap or the budget ran out, or the log has nothing to check."""
-    mapping = apply_profile(read_mapping(mapping)) if mapping is not None else {"tokens": {}}
+    name = "mapping" if isinstance(mapping, dict) else str(mapping)
+    mapping = apply_profile(read_mapping(mapping), name) if mapping is not None else {"tokens": {}}
     header, events = read_log(log, mapping=mapping)
     cls = resolve_variant(variant)
     name = getattr(cls, "name", "baseline") if cls is not None else "baseline"

@@ -61,7 +61,7 @@ def binding_of(mapping: dict) -> Binding:
     return Binding(profile, opaque=True, split_failure=True, stateless_rounds=True)
 
 
-def apply_profile(mapping: dict) -> dict:
+def apply_profile(mapping: dict, name: str = "mapping") -> dict:
     """The mapping as the validator reads it: a host that serves no listen has its listens passed over;
     a creator-only host's principals each in a tenant of their own (else a LogError)."""
     host = mapping.get("host") or {}
@@ -71,7 +71,7 @@ def apply_profile(mapping: dict) -> dict:
         subjects = set((mapping.get("tokens") or {}).values()) | {mapping[k] for k in TOKENLESS_SUBJECT if k in mapping}
         tenants = [tenant[s] for s in sorted(subjects)]
         if len(set(tenants)) != len(tenants):
-            raise LogError(f"mapping: host.visibility creator: the Subjects {', '.join(sorted(subjects))} share a tenant; "
+            raise LogError(f"{name}: mapping host.visibility creator: the Subjects {', '.join(sorted(subjects))} share a tenant; "
                            "each principal of a creator-only host must map to a Subject of its own tenant "
                            "(alice and mallory)")
     if host.get("listen") is False:
