@@ -39,8 +39,9 @@ from functools import lru_cache
 from model import identity
 from model.world import EPOCH
 
-from .base import prop
+from .base import handled, prop
 from .creation import elicitation_refusal, eligible
+from .ownership import CONNECTION_EVENTS
 from .update import _key_names, new_request, readable_task, response_to, served_task_request
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
@@ -117,14 +118,22 @@ def _cancel_subject(world, step):
     return q, run
 
 
-def _cnl1_premise(world, step):
-    return _cancel_subject(world, step)[1] is not None
+CNL1_CASES = ("a non-terminal run", "a completed run", "a failed run", "a cancelled run")
+
+
+def _cnl1_premise(world, step) -> tuple:
+    """The status the cancelled run had before the step, which decides what the check asks of it."""
+    q, run = _cancel_subject(world, step)
+    if run is None:
+        return ()
+    pre = step.pre_status.get(run.id)
+    return (f"a {pre} run" if pre in TERMINAL else "a non-terminal run",)
 
 
 @prop("cancel-acknowledged-as-cancelrun", "CNL-1", "step", "RFC §F.10",
       "An authorized declaring tasks/cancel on a readable task is answered with the empty result; on a "
       "non-terminal run it is accepted as cancelRun accepts it (with the cascade); on a terminal run nothing "
-      "is appended.", premise=_cnl1_premise, reads=("created", "respond"))
+      "is appended.", premise=_cnl1_premise, reads=("created", "respond"), cases=CNL1_CASES)
 def cnl1_cancel_acked_and_accepted(world, step):
     q, run = _cancel_subject(world, step)
     if run is None:
@@ -157,35 +166,61 @@ def cnl1_cancel_acked_and_accepted(world, step):
 
 
 # ---- CNL-2 ----------------------------------------------------------------------------------------
+CNL2_CASES = ("by tasks/cancel", "by REST cancelRun", "by the owner's cancellation", "by a parent's cascade")
+
+
+def _accepted_by(world, step, rid) -> str | None:
+    """Which of CNL2_CASES accepted rid's cancel at this step, judged from what the step did (the request
+    the host answered, the REST call, the connection event, the ancestor cancelled), not from the reason
+    the host logged; None: none of them (a variant's own cause)."""
+    if step.action == "rest_cancel" and step.args.get("run") == rid:
+        return "by REST cancelRun"
+    if any(q.method == "tasks/cancel" and _run_of_ref(world, q.task_ref) is world.runs[rid]
+           for q in handled(world, step)):
+        return "by tasks/cancel"
+    parent = world.runs[rid].parent
+    while parent is not None:          # the cascade passes through children that already finished
+        up = world.runs[parent]
+        if up.status in ("cancelling", "cancelled"):
+            return "by a parent's cascade"
+        if up.status not in ("completed", "failed"):
+            break
+        parent = up.parent
+    return "by the owner's cancellation" if step.action in CONNECTION_EVENTS else None
+
+
 def _cancel_seqs(world, step) -> dict:
-    """runId -> seq of its first own run.cancelling (kept incrementally)."""
+    """runId -> (seq of its first own run.cancelling, how it was accepted: a CNL2_CASES name or None),
+    kept incrementally."""
     facts = world.facts.peek("CNL-2", {})
     for rid, e in step.events:
         if e.get("type") == "run.cancelling" and not e.get("replayed") and rid not in facts:
             facts = world.facts.setdefault("CNL-2", {})
-            facts[rid] = e["seq"]
+            facts[rid] = (e["seq"], _accepted_by(world, step, rid))
     return facts
 
 
-def _cnl2_premise(world, step):
+def _cnl2_premise(world, step) -> tuple:
+    """How each run that accepted a cancel at an earlier step, and took a step now, was cancelled."""
     seqs = _cancel_seqs(world, step)
     touched = {rid for rid, _ in step.events} | {rid for rid, _, _ in _status_changes(world, step)}
+    out = []
     for rid in touched:
-        first = seqs.get(rid)
+        first, how = seqs.get(rid, (None, None))
         if first is None:
             continue
         mine = [e["seq"] for r, e in step.events if r == rid]
-        if not mine or first < min(mine):
-            return True          # a run whose cancel was accepted earlier took a step now
-    return False
+        if (not mine or first < min(mine)) and how is not None:
+            out.append(how)
+    return tuple(dict.fromkeys(out))
 
 
 @prop("accepted-cancel-ends-cancelled", "CNL-2", "invariant", "runs.md (cancelRun)",
       "Once a cancel is accepted the run goes cancelling -> cancelled and completes no other way.",
-      premise=_cnl2_premise, reads=("events", "status"))
+      premise=_cnl2_premise, reads=("events", "status"), cases=CNL2_CASES)
 def cnl2_cancelling_only_to_cancelled(world, step):
     seqs = _cancel_seqs(world, step)
-    for rid, first in seqs.items():
+    for rid, (first, _) in seqs.items():
         run = world.runs[rid]
         if run.status not in ("cancelling", "cancelled"):
             late = [e.get("type") for e in run.log[first + 1:] if e.get("type") in TERMINAL_EVENTS or
@@ -362,14 +397,17 @@ def _observe_unknown(world, step):
             world.facts.setdefault("TTL-3", {})["unknown"] = msg["error"]
 
 
-def _ttl3_premise(world, step):
+TTL3_CASES = ("before the purge", "after the purge")
+
+
+def _ttl3_premise(world, step) -> tuple:
     q, run = _reader_get(world, step)
-    return run is not None and run.purged
+    return () if run is None else (TTL3_CASES[run.purged],)
 
 
 @prop("purged-reads-as-not-found", "TTL-3", "step", "RFC §F.11, §C.6",
       "For a caller who can read the run, tasks/get resolves before purge and after purge gets exactly the "
-      "answer a nonexistent id gets.", premise=_ttl3_premise, reads=("created", "respond"))
+      "answer a nonexistent id gets.", premise=_ttl3_premise, reads=("created", "respond"), cases=TTL3_CASES)
 def ttl3_purged_reads_not_found(world, step):
     _observe_unknown(world, step)
     q, run = _reader_get(world, step)
@@ -461,15 +499,23 @@ def _finds(world, step, q, run) -> bool:
     return msg.get("error") is None or msg["error"] != _not_found_reference(world, step, q) or _may_refuse(world, q, run)
 
 
-def _ttl4_premise(world, step):
+TTL4_CASES = ("tasks/get", "tasks/update", "tasks/cancel", "a listen acknowledgement")
+
+
+def _ttl4_premise(world, step) -> tuple:
+    """The door of each read of a task whose advertised createdAt + ttlMs (told at an earlier step) is
+    still ahead: the reads the check holds to finding it."""
     expiries = world.facts.peek("TTL-4", {})
-    return any(run.id in expiries for _, run in _reader_doors(world, step))
+    now = world.clock * world.params.tick_ms
+    return tuple(dict.fromkeys(TTL4_CASES[TTL4_DOORS.index(q.method)] for q, run in _reader_doors(world, step)
+                               if run.id in expiries and now < expiries[run.id][0]))
 
 
 @prop("no-purge-before-ttl", "TTL-4", "step", "ext-tasks §Task TTL, conformance",
       "For a caller who can read the run, until createdAt + ttlMs has elapsed tasks/get resolves the task and "
       "tasks/update, tasks/cancel and a subscriptions/listen acknowledgement find it (never the not-found "
-      "answer): no purge before the advertised TTL.", premise=_ttl4_premise, reads=("emitted", "created", "respond"))
+      "answer): no purge before the advertised TTL.", premise=_ttl4_premise, reads=("emitted", "created", "respond"),
+      cases=TTL4_CASES)
 def ttl4_resolves_until_ttl(world, step):
     expiries = _advertised_expiries(world, step)
     now = world.clock * world.params.tick_ms

@@ -1,4 +1,5 @@
-"""GET-1, CNL-1, CNL-2, TTL-1..3: each holds on a baseline story that exercises it, and a mutant breaks it."""
+"""GET-1, CNL-1, CNL-2, TTL-1..4: each holds on a baseline story that exercises it, and a mutant breaks it; the
+premise of each property with cases names exactly the case a step reached."""
 from __future__ import annotations
 
 import importlib.util
@@ -7,15 +8,15 @@ from pathlib import Path
 from model import identity, wire
 from model.actions import load_all
 from model.params import Params
-from model.rules import Rules
-from properties import tasks_ops  # noqa: F401  (registers the properties)
+from model.rules import MCP_REQUEST_CANCELLED, Rules
+from properties import tasks_ops
 
 _spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
 scenario = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(scenario)
 
 load_all()
-NAMES = ("GET-1", "CNL-1", "CNL-2", "TTL-1", "TTL-2", "TTL-3")
+NAMES = ("GET-1", "CNL-1", "CNL-2", "TTL-1", "TTL-2", "TTL-3", "TTL-4")
 
 
 class Story(scenario.Scenario):
@@ -30,9 +31,21 @@ class Story(scenario.Scenario):
         self.call(client=client)
         self.do("run_start", run=self.run())
 
-    def task(self, method, client="C1", label="run1"):
+    def started(self, declare=True):
+        """alice calls the tool and its run (the latest) starts: that run's label."""
+        self.call(declare=declare)
+        label = f"run{len(self.world.runs)}"
+        self.do("run_start", run=self.run(label))
+        return label
+
+    def only(self, name, *cases):
+        """The cases of `name` reached so far are exactly `cases`, each by one step."""
+        want = {c: int(c in cases) for c in self.props[name].cases}
+        assert self.cases(name) == want, self.cases(name)
+
+    def task(self, method, client="C1", label="run1", **extra):
         return self.do(method, client=client, server="S1", ref=self.ref(label), transport="http", declare=True,
-                       header_ok=True)
+                       header_ok=True, **extra)
 
 
 # ---- GET-1 ----------------------------------------------------------------------------------------
@@ -92,6 +105,21 @@ def test_cnl1_holds_on_a_live_run_with_its_cascade_and_on_a_terminal_one():
     assert s.messages["CNL-1"] == []
 
 
+def test_cnl1_premise_names_the_status_the_cancel_met():
+    s = Story()
+    live, done, failed = s.started(), s.started(), s.started()
+    s.do("run_complete", run=s.run(done))
+    s.do("run_fail", run=s.run(failed))
+    s.task("tasks_cancel", label=live)
+    s.only("CNL-1", "a non-terminal run")                   # the status before the cancel, not after it
+    s.do("run_finish_cancel", run=s.run(live))
+    for label in (done, failed, live):
+        s.task("tasks_cancel", label=label)
+    s.task("tasks_cancel", client="C3", label=live)          # carol may not cancel: not CNL-1's request
+    assert s.cases("CNL-1") == dict.fromkeys(tasks_ops.CNL1_CASES, 1)
+    assert s.messages["CNL-1"] == []
+
+
 def test_cnl1_fails_when_the_ack_cancels_nothing():
     s = Story(CancelAckWithoutCancel())
     s.running()
@@ -125,6 +153,43 @@ def test_cnl2_holds_cancelling_ends_cancelled():
     assert s.world.runs[s.run()].status == "cancelled"
     assert s.premises["CNL-2"] == 2
     assert s.messages["CNL-2"] == []
+
+
+class OwnerCancelLoggedAsRest(Rules):
+    """The owner's cancellation accepted under the REST reason: the case is read from the step, not the log."""
+
+    def on_request_cancelled(self, world, q, cause):
+        if q.owns is not None:
+            self.cancel_run(world, world.runs[q.owns], "rest-cancel", f"request:{q.id}")
+
+
+def test_cnl2_premise_names_how_the_cancel_was_accepted_at_the_later_steps():
+    s = Story()
+    by_get = s.started()
+    s.task("tasks_cancel", label=by_get)
+    s.only("CNL-2")                                          # the acceptance itself is no later step
+    s.do("run_finish_cancel", run=s.run(by_get))
+    s.only("CNL-2", "by tasks/cancel")
+    by_rest = s.started()
+    s.do("rest_cancel", subject="alice", run=s.run(by_rest))
+    s.do("run_finish_cancel", run=s.run(by_rest))
+    owned = s.started(declare=False)
+    s.do("run_spawn", run=s.run(owned))
+    child = f"run{len(s.world.runs)}"
+    s.do("disconnect", request=s.last())
+    s.do("run_finish_cancel", run=s.run(child))
+    s.do("run_finish_cancel", run=s.run(owned))
+    assert s.cases("CNL-2") == dict.fromkeys(tasks_ops.CNL2_CASES, 1)
+    assert s.messages["CNL-2"] == []
+
+
+def test_cnl2_premise_reads_the_owners_cancellation_from_the_step_whatever_reason_is_logged():
+    s = Story(OwnerCancelLoggedAsRest())
+    owned = s.started(declare=False)
+    s.do("disconnect", request=s.last())
+    assert s.world.runs[s.run(owned)].cancel_reason == "rest-cancel" != MCP_REQUEST_CANCELLED
+    s.do("run_finish_cancel", run=s.run(owned))
+    s.only("CNL-2", "by the owner's cancellation")
 
 
 def test_cnl2_fails_when_a_cancelling_run_completes():
@@ -227,7 +292,7 @@ def _read_before_and_after_purge(rules=None):
 def test_ttl3_holds_purged_reads_exactly_not_found():
     s, step = _read_before_and_after_purge()
     assert step.emitted[0][1]["error"]["code"] == wire.INVALID_PARAMS
-    assert s.premises["TTL-3"] == 1
+    s.only("TTL-3", "before the purge", "after the purge")
     assert s.messages["TTL-3"] == []
 
 
@@ -235,3 +300,23 @@ def test_ttl3_fails_when_a_purged_task_gets_its_own_message():
     s, _ = _read_before_and_after_purge(PurgedTaskExpiredMessage())
     (msg,) = s.messages["TTL-3"]
     assert "r3" in msg and "carol" in msg and "run1" in msg and "Task expired" in msg and "Task not found" in msg
+
+
+# ---- TTL-4 ----------------------------------------------------------------------------------------
+def test_ttl4_premise_names_each_door_read_before_the_advertised_ttl_and_none_after():
+    s = Story(params=Params(retention=1, ttl_live_ticks=2))
+    s.call()
+    s.task("tasks_get")                                      # the TTL not told yet: the call is unanswered
+    s.only("TTL-4")
+    s.do("answer", request="r1")                             # its CreateTaskResult tells createdAt + 2 ticks
+    s.do("run_start", run=s.run())
+    s.task("tasks_get")
+    s.task("tasks_update", key="acme/i-neverissuedneverissued", response="accept")
+    s.do("listen", client="C1", server="S1", declare=True)
+    s.task("tasks_cancel")
+    s.do("run_finish_cancel", run=s.run())
+    s.do("clock_tick")
+    s.do("clock_tick")                                       # createdAt + ttlMs has elapsed
+    s.task("tasks_get")
+    assert s.cases("TTL-4") == dict.fromkeys(tasks_ops.TTL4_CASES, 1)
+    assert s.messages["TTL-4"] == []
