@@ -51,16 +51,21 @@ def _liv1_monitor(world, step) -> None:
             annotate(world, "LIV-1", qid, step.index)
 
 
-def _liv1_premise(world, step):
-    """Something was owed: a tools/call or retry reached a run, or an owner of a live run was cancelled."""
-    return any(q.method == "tools/call" and q.run is not None for q in world.requests.values()) \
-        or bool(cancelled_owners(world))
+LIV1_CASES = ("a tools/call", "an MRTR retry", "an owner cancelled, its run not terminal")
+
+
+def _liv1_premise(world, step) -> tuple:
+    """What was owed in this state: a first tools/call or an MRTR retry that reached a run (each owes
+    its answer), an owner cancelled while its run was not terminal (the run owes reading cancelled)."""
+    calls = {LIV1_CASES[q.retry_of is not None] for q in world.requests.values()
+             if q.method == "tools/call" and q.run is not None}
+    return tuple(c for c in LIV1_CASES if c in calls) + ((LIV1_CASES[2],) if cancelled_owners(world) else ())
 
 
 @prop("every-call-answered-or-cancelled", "LIV-1", "liveness", "RFC §G",
       "Under weak fairness of host steps and eventual external events, every tools/call and MRTR retry is "
       "eventually answered or cancelled, and every run not terminal when its owner was cancelled eventually "
-      "reads cancelled.", premise=_liv1_premise, monitor=_liv1_monitor)
+      "reads cancelled.", premise=_liv1_premise, monitor=_liv1_monitor, cases=LIV1_CASES)
 def liv1_everything_owed_is_paid(world, step):
     quiesced = world.facts.get("drain_quiesced")
     drained = ("with no fair drain recorded" if quiesced is None else

@@ -69,6 +69,22 @@ def test_liv1_holds_every_call_answered_and_a_disconnected_run_cancelled():
     assert w.runs[run_label(w, "run3")].status == "cancelled"
 
 
+def test_liv1_premise_names_what_each_state_owes():
+    w = World()
+    pick(w, "call_tool", client="C1", server="S1", transport="http", declare=False, tool="task-only")
+    assert w.requests["r1"].response["error"]["code"] == -32021 and LIV.premise(w, None) == ()   # no run: owed nothing
+    pick(w, "call_tool", client="C2", server="S2", transport="http", declare=False, tool="flow")
+    assert LIV.premise(w, None) == ("a tools/call",)
+    pick(w, "run_start", run=run_label(w, "run1"))
+    pick(w, "run_interrupt", run=run_label(w, "run1"), kind="approval", form=True)
+    pick(w, "answer", request="r2")
+    pick(w, "deliver", request="r2")
+    pick(w, "mrtr_retry", client="C2", answers="r2", response="none", declare=False)
+    assert LIV.premise(w, None) == ("a tools/call", "an MRTR retry")
+    pick(w, "disconnect", request="r3")                   # the retry owned run1, waiting on bob
+    assert LIV.premise(w, None) == liveness.LIV1_CASES
+
+
 def test_liv1_fails_when_the_host_drops_every_request():
     w = World(rules=DropEveryRequest())
     _calls(w)
