@@ -21,9 +21,9 @@ The RFC ties a run to the request that still owes its caller a response:
   run, REST `cancelRun` on it, its parent's cascade, or the cancellation of a request that owned it
   at that moment.
 - OWN-4 (safety). A request's cancellation, by whatever signal (an HTTP disconnect, a stdio
-  `notifications/cancelled`, stdio EOF) and in whatever phase (an answered request owns nothing),
-  cancels only the run it owned and that run's cascade, never a run owned by another request,
-  caller or tenant outside it.
+  `notifications/cancelled`, stdio EOF, the host ending a listen stream) and in whatever phase (an
+  answered request owns nothing), cancels only the run it owned and that run's cascade, never a run
+  owned by another request, caller or tenant outside it.
 - OWN-G3 (known gap). Nothing promises that no effect happens after the owner's cancellation was
   accepted: compensation (and an attempt in flight) may still act. The check reports the first
   `effect.performed` after such an acceptance; a cancel that stops at once closes the gap.
@@ -269,15 +269,35 @@ def own1_ownership_follows_protocol(world, step):
 
 
 # ---- OWN-2 --------------------------------------------------------------------------------------
-def _own2_premise(world, step):
-    return bool(_owner_accepts(world, step))
+SIGNALS = {"http-disconnect": "HTTP disconnect", "stdio-cancelled": "stdio notifications/cancelled",
+           "stdio-eof": "stdio EOF"}
+OWN2_CASES = (*SIGNALS.values(), "a cancel already in progress", "a run with children")
+
+
+def _live_descendants(world, step, rid) -> list[str]:
+    """The descendants of rid the cascade must still reach: neither terminal nor cancelling before the step."""
+    return [c for c in descendants(world, rid)
+            if step.pre_status.get(c) is not None and step.pre_status[c] not in (*TERMINAL, "cancelling")]
+
+
+def _own2_premise(world, step) -> tuple:
+    """Per owner cancelled at this step with its run not terminal: the signal, and whether a cancel was
+    already in progress or children must be reached by the cascade."""
+    out = []
+    for _, cause, rid in _owner_accepts(world, step):
+        out.append(SIGNALS[cause])
+        if step.pre_status[rid] == "cancelling":
+            out.append("a cancel already in progress")
+        if _live_descendants(world, step, rid):
+            out.append("a run with children")
+    return tuple(dict.fromkeys(out))
 
 
 @prop("owner-cancel-cancels-run", "OWN-2", "trace", "RFC §G.12",
       "When the request that owns a non-terminal run is cancelled, the host accepts a cancel of that run as "
       "cancelRun would (reason mcp-request-cancelled unless a cancel was in progress, same cascade), and the "
       "run then starts no node or work effect and neither completes nor fails.", premise=_own2_premise,
-      reads=("events", *CONNECTION_EVENTS))
+      reads=("events", *CONNECTION_EVENTS), cases=OWN2_CASES)
 def own2_owner_cancel_cancels_run(world, step):
     facts = world.facts.peek("OWN-2", {})              # runId -> (requestId, expected reason)
     fresh = set()                                      # runs whose owner's cancel is accepted at this step
@@ -295,10 +315,8 @@ def own2_owner_cancel_cancels_run(world, step):
         if run.status not in ("cancelling", "cancelled"):
             return (f"request {qid} owned {world.label(rid)} and was cancelled ({cause}), yet {world.label(rid)} "
                     f"reads {run.status} after the step")
-        for child in descendants(world, rid):
-            cpre = step.pre_status.get(child)
-            if cpre is not None and cpre not in TERMINAL and cpre != "cancelling" \
-                    and world.runs[child].status not in ("cancelling", "cancelled"):
+        for child in _live_descendants(world, step, rid):
+            if world.runs[child].status not in ("cancelling", "cancelled"):
                 return (f"request {qid}'s cancellation cancelled {world.label(rid)} but not its descendant "
                         f"{world.label(child)} (status {world.runs[child].status}): the cascade of cancelRun is "
                         f"missing")
@@ -342,14 +360,36 @@ def _after_response_targets(world, step) -> list[str]:
     return []
 
 
-def _own3_premise(world, step):
-    created = None
+OWN3_CASES = ("HTTP disconnect", "stdio cancellation", "a tasked call", "a blocking call",
+              "a later MRTR retry owns the run")
+_AFTER_RESPONSE_SIGNALS = {"disconnect": "HTTP disconnect", "harness_crash": "HTTP disconnect",
+                           "stdio_cancel": "stdio cancellation"}     # stdio EOF: a call's case only
+
+
+def _first_call(world, q):
+    while q.retry_of is not None and q.retry_of in world.requests:
+        q = world.requests[q.retry_of]
+    return q
+
+
+def _own3_premise(world, step) -> tuple:
+    """Per answered request this step disconnected or cancelled whose run is not terminal: the signal, the
+    kind of call (its first call answered CreateTaskResult or not), and whether a later MRTR retry owns
+    the run at that moment."""
+    created, out = None, []
     for qid in _after_response_targets(world, step):
         created = created_runs(world) if created is None else created
         rid = started_run(world, world.requests[qid], created)
-        if rid is not None and step.pre_status.get(rid) not in TERMINAL:
-            return True
-    return False
+        if rid is None or step.pre_status.get(rid) in TERMINAL:
+            continue
+        if step.action in _AFTER_RESPONSE_SIGNALS:
+            out.append(_AFTER_RESPONSE_SIGNALS[step.action])
+        first = ((_first_call(world, world.requests[qid]).response or {}).get("result") or {})
+        out.append("a tasked call" if first.get("resultType") == "task" else "a blocking call")
+        if any(o.id != qid and o.retry_of is not None and step.pre_phase.get(o.id) in OPEN
+               and started_run(world, o, created) == rid for o in world.requests.values()):
+            out.append("a later MRTR retry owns the run")
+    return tuple(dict.fromkeys(out))
 
 
 def _cancel_causes(world, step, rid: str, owned: set[str]) -> bool:
@@ -384,7 +424,7 @@ def _names_run(world, ref: str, rid: str) -> bool:
       "Once the whole response to a request was sent, no disconnect or cancellation of that request changes "
       "any run; a run's cancel is accepted only through tasks/cancel, cancelRun, a parent's cascade, or the "
       "cancellation of the request that owned it at that moment.", premise=_own3_premise,
-      reads=("events", *CONNECTION_EVENTS))
+      reads=("events", *CONNECTION_EVENTS), cases=OWN3_CASES)
 def own3_answered_request_cannot_touch_run(world, step):
     targets = _after_response_targets(world, step)
     if targets:
@@ -422,29 +462,54 @@ def _cascade_of_owned(world, step) -> tuple[list[tuple[str, str, str]], set[str]
     return owned, allowed
 
 
-def _own4_premise(world, step):
-    """A request is signalled (any signal, any phase) while another request owns a live run outside the
-    signalled requests' cascade."""
-    signalled = {qid for qid, _ in connection_signals(world, step)}
-    if not signalled:
-        return False
+def _own4_signals(world, step) -> list[tuple[str, str]]:
+    """The connection signals (`connection_signals`), and the host ending a listen stream: every way a
+    request is ended that OWN-4 holds to cancelling only what the request owned."""
+    if step.action == "end_listen":
+        return [(step.args.get("request"), "host-ended-listen")]
+    return connection_signals(world, step)
+
+
+OWN4_SIGNALS = {**SIGNALS, "host-ended-listen": "the host ending a listen"}
+OWN4_BESIDE = ("the same caller's run", "another caller's run", "another tenant's run")
+OWN4_CASES = tuple(f"{sig}, beside {whose}" for sig in OWN4_SIGNALS.values() for whose in OWN4_BESIDE)
+
+
+def _beside(world, q, o) -> str:
+    """Whose run o's is, seen from the cancelled request q's caller."""
+    if o.subject == q.subject:
+        return OWN4_BESIDE[0]
+    same = world.params.subject(o.subject).tenant == world.params.subject(q.subject).tenant
+    return OWN4_BESIDE[1] if same else OWN4_BESIDE[2]
+
+
+def _own4_premise(world, step) -> tuple:
+    """A request still open is ended at this step (by any signal) while another request owns a live run
+    outside the ended requests' cascade: the signal, and whose that run is."""
+    ended = [(world.requests[qid], cause) for qid, cause in _own4_signals(world, step)
+             if step.pre_phase.get(qid) in OPEN]
+    if not ended:
+        return ()
+    signalled = {q.id for q, _ in ended}
     _, allowed = _cascade_of_owned(world, step)
     created = created_runs(world)
-    for q in world.requests.values():
-        if q.id in signalled or step.pre_phase.get(q.id) not in OPEN:
+    out = []
+    for o in world.requests.values():
+        if o.id in signalled or step.pre_phase.get(o.id) not in OPEN:
             continue
-        rid = started_run(world, q, created)
+        rid = started_run(world, o, created)
         if rid is not None and rid not in allowed and step.pre_status.get(rid, "completed") not in TERMINAL:
-            return True
-    return False
+            out.extend(f"{OWN4_SIGNALS[cause]}, beside {_beside(world, q, o)}" for q, cause in ended)
+    return tuple(dict.fromkeys(out))
 
 
 @prop("cancel-reaches-owned-run-only", "OWN-4", "step", "RFC title, §G.12",
-      "A cancellation of request q, by whatever signal (an HTTP disconnect, a notifications/cancelled, stdio EOF) "
-      "and whatever q's phase, cancels only the run q owns and the runs that run's cancelRun cascades to; never "
-      "another request's, caller's or tenant's run.", premise=_own4_premise, reads=CONNECTION_EVENTS)
+      "A cancellation of request q, by whatever signal (an HTTP disconnect, a notifications/cancelled, stdio EOF, "
+      "the host ending a listen) and whatever q's phase, cancels only the run q owns and the runs that run's "
+      "cancelRun cascades to; never another request's, caller's or tenant's run.", premise=_own4_premise,
+      reads=(*CONNECTION_EVENTS, "end_listen"), cases=OWN4_CASES)
 def own4_cancellation_stays_in_cascade(world, step):
-    cancelled = connection_signals(world, step)
+    cancelled = _own4_signals(world, step)
     if not cancelled:
         return None
     owned, allowed = _cascade_of_owned(world, step)
@@ -491,8 +556,9 @@ def own_g3_effect_after_owner_cancel(world, step):
 
 # ---- scenario stories ---------------------------------------------------------------------------
 # Directed drivers an engine replays as its first examples (`verifier.engines.random.explore`): an MRTR retry that
-# owns the run and drops, and answered requests whose connections drop, are reached rarely by random
-# steps.
+# owns the run and drops, answered requests whose connections drop, an owner dropped while its run is
+# already cancelling, and listens the host ends beside a run another request owns, are reached rarely by
+# random steps.
 def _run(n):
     return lambda w: dict(run=list(w.runs)[n - 1])
 
@@ -507,6 +573,7 @@ STORIES = {
         ("run_interrupt", lambda w: dict(run=list(w.runs)[0], kind="approval", form=True)),
         ("answer", dict(request="r1")), ("deliver", dict(request="r1")),     # InputRequiredResult, delivered
         ("mrtr_retry", dict(client="C2", answers="r1", response="accept", declare=False)),   # r2 owns run1
+        ("disconnect", dict(request="r1")),                                  # answered: run1 is r2's (§G.13)
         ("disconnect", dict(request="r2")),                                  # §G.12: run1 is cancelled
         ("run_compensate", _run(1)), ("run_finish_cancel", _run(1))],
     # Retries that own nothing (another principal's state; the spent state reused) beside one that
@@ -531,6 +598,16 @@ STORIES = {
         ("disconnect", dict(request="r2")),                                  # dropped after it arrived
         _call("C1", "S1", True, "stdio"), ("answer", dict(request="r3")),
         ("stdio_cancel", dict(request="r3"))],                               # crosses the response in flight
+    "owner-drops-while-cancelling": [
+        _call("C1", "S1", False), ("run_start", _run(1)),
+        ("rest_cancel", lambda w: dict(subject="alice", run=list(w.runs)[0])),   # run1 cancelling
+        ("disconnect", dict(request="r1")),                                  # its owner drops: no second cancel
+        ("run_finish_cancel", _run(1))],
+    # mallory's listen, then alice's own, each ended by the host while alice's blocking call owns run1.
+    "listens-ended-beside-an-owned-run": [
+        _call("C1", "S1", False), ("run_start", _run(1)),
+        ("listen", dict(client="C4", server="S1", declare=True)), ("end_listen", dict(request="r2")),
+        ("listen", dict(client="C1", server="S1", declare=True)), ("end_listen", dict(request="r3"))],
     "owner-cancel-with-cascade-beside-another-run": [
         _call("C1", "S2", False), ("run_start", _run(1)), ("run_spawn", _run(1)),
         _call("C1", "S2", False), ("run_start", _run(3)),

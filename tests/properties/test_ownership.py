@@ -1,14 +1,18 @@
 """OWN-1..4 and the gap OWN-G3: each holds (or, for the gap, is exhibited) on a baseline story, and a
-planted mutant (for the gap, a strengthening) flips it."""
+planted mutant (for the gap, a strengthening) flips it; the premises of OWN-2..4 name exactly the cases
+a step reached."""
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 from model import identity
 from model.actions import load_all
+from model.params import Params
 from model.rules import MCP_REQUEST_CANCELLED, Rules
-from properties import ownership  # noqa: F401  (registers the properties)
+from properties import ownership
 
 _spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
 scenario = importlib.util.module_from_spec(_spec)
@@ -27,6 +31,12 @@ class Story(scenario.Scenario):
         super().call(client=client, declare=declare, server=server, transport=transport)
         if start:
             self.do("run_start", run=self.run(f"run{len(self.world.runs)}"))
+        return self.last()
+
+    def counted(self, name, **want):
+        """The premise cases of `name` reached so far: `want` {case: steps}, every other case none."""
+        got = self.cases(name)
+        assert got == {c: want.get(c, 0) for c in got}, got
 
 
 # ---- OWN-1 ----------------------------------------------------------------------------------------
@@ -137,6 +147,23 @@ def test_own2_holds_a_disconnect_cancels_the_owned_run_and_its_cascade():
     assert s.messages["OWN-2"] == []
 
 
+def test_own2_premise_names_the_signal_a_cancel_in_progress_and_children():
+    s = Story(params=Params(max_runs=6))
+    s.do("disconnect", request=s.call(declare=False))
+    s.do("stdio_cancel", request=s.call(transport="stdio"))
+    s.call(server="S2", transport="stdio", declare=False)
+    s.do("stdio_close", client="C1", server="S2")
+    busy = s.call(declare=False)
+    s.do("rest_cancel", subject="alice", run=s.world.requests[busy].run)
+    s.do("disconnect", request=busy)
+    parent = s.call(declare=False)
+    s.do("run_spawn", run=s.world.requests[parent].run)
+    s.do("disconnect", request=parent)
+    s.counted("OWN-2", **{"HTTP disconnect": 3, "stdio notifications/cancelled": 1, "stdio EOF": 1,
+                          "a cancel already in progress": 1, "a run with children": 1})
+    assert s.messages["OWN-2"] == []
+
+
 def test_own2_fails_when_the_disconnect_detaches_the_run():
     s = Story(DetachOnDisconnect())
     s.call(declare=False)
@@ -179,6 +206,25 @@ def test_own3_holds_an_answered_request_cannot_touch_its_run():
     assert s.messages["OWN-3"] == []
 
 
+def test_own3_premise_names_the_signal_the_call_and_a_retry_owning_the_run():
+    s = Story()
+    s.do("answer", request=s.call())
+    s.do("disconnect", request="r1")                      # a tasked call's CreateTaskResult in flight
+    s.do("answer", request=s.call(transport="stdio"))
+    s.do("stdio_cancel", request="r2")                    # crossing it
+    s.do("stdio_close", client="C1", server="S1")         # EOF after it: a call's case, no signal's
+    bobs = s.call(client="C2", server="S2", declare=False)   # bob's blocking call asks for his approval
+    s.do("run_interrupt", run=s.world.requests[bobs].run, kind="approval", form=True)
+    s.do("answer", request=bobs)
+    s.do("deliver", request=bobs)
+    s.do("mrtr_retry", client="C2", answers=bobs, response="none", declare=False)
+    s.do("disconnect", request=bobs)                      # answered; its retry owns the run now
+    s.counted("OWN-3", **{"HTTP disconnect": 2, "stdio cancellation": 1, "a tasked call": 3, "a blocking call": 1,
+                          "a later MRTR retry owns the run": 1})
+    assert all(r.status not in ("cancelling", "cancelled") for r in s.world.runs.values())
+    assert s.messages["OWN-3"] == []
+
+
 def test_own3_fails_when_a_lost_create_task_result_cancels_the_run():
     s = Story(CancelledAfterTaskDisconnect())
     s.call()
@@ -208,6 +254,56 @@ def test_own4_holds_a_cancellation_stays_in_its_cascade():
     assert s.world.runs[s.run("run3")].status == "cancelling"   # run1's child
     assert s.premises["OWN-4"] == 1
     assert s.messages["OWN-4"] == []
+
+
+def _ended_beside_alices_run(other, rules=None):
+    """alice's blocking call owns run1 while `other`'s requests are ended by each signal in turn: an HTTP
+    disconnect, a stdio notifications/cancelled, stdio EOF, the host ending a listen."""
+    s = Story(rules)
+    s.call(declare=False)
+    s.do("disconnect", request=s.call(client=other, declare=False))
+    s.do("stdio_cancel", request=s.call(client=other, transport="stdio"))
+    s.call(client=other, transport="stdio")
+    s.do("stdio_close", client=other, server="S1")
+    s.do("listen", client=other, server="S1", declare=True)
+    s.do("end_listen", request=s.last())
+    return s
+
+
+@pytest.mark.parametrize("other, whose", [("C1", "the same caller's run"), ("C2", "another caller's run"),
+                                          ("C4", "another tenant's run")])
+def test_own4_premise_names_the_signal_and_whose_run_it_was_beside(other, whose):
+    s = _ended_beside_alices_run(other)
+    s.counted("OWN-4", **{f"{sig}, beside {whose}": 1 for sig in ownership.OWN4_SIGNALS.values()})
+    assert s.world.runs[s.run()].status == "running" and s.messages["OWN-4"] == []
+
+
+def test_own4_premise_leaves_out_an_answered_requests_disconnect():
+    s = Story()
+    s.call(declare=False)
+    s.do("answer", request=s.call())
+    s.do("deliver", request="r2")
+    s.do("disconnect", request="r2")                      # after its response arrived: nothing is cancelled
+    s.counted("OWN-4")
+
+
+class ListenEndCancelsListenersRuns(Rules):
+    """The host ending a listen stream takes the listener as gone: every run of its caller is cancelled."""
+
+    def server_cancelled_on(self, world, q, reason):
+        for run in list(world.runs.values()):
+            if run.owner == q.subject:
+                self.cancel_run(world, run, MCP_REQUEST_CANCELLED, f"listen:{q.id}")
+        return super().server_cancelled_on(world, q, reason)
+
+
+def test_own4_fails_when_the_host_ending_a_listen_cancels_a_run():
+    s = Story(ListenEndCancelsListenersRuns())
+    s.call(declare=False)
+    s.do("listen", client="C1", server="S1", declare=True)
+    s.do("end_listen", request="r2")
+    (msg,) = s.messages["OWN-4"]
+    assert "r2 (host-ended-listen)" in msg and "no run" in msg and "run1" in msg
 
 
 def test_own4_fails_when_a_disconnect_cancels_every_run_of_the_caller():

@@ -99,11 +99,14 @@ def _retry_owns_then_first_drops(s):
     s.do("disconnect", request="r1")
 
 
-def test_own4_premise_counts_a_signal_of_a_request_that_owns_nothing():
-    s = story()
+def test_own4_judges_a_signal_of_a_request_that_owns_nothing():
+    """An answered request is no cancelled one, so none of OWN-4's cases (OWN-3's "a later MRTR retry owns
+    the run"); OWN-4's check still judges its signal (the mutant below)."""
+    s = Story(names=("OWN-3", "OWN-4"))
     _retry_owns_then_first_drops(s)
     assert s.world.runs[s.run()].status == "waiting-input"
-    assert s.premises["OWN-4"] == 1 and s.messages["OWN-4"] == []
+    assert "a later MRTR retry owns the run" in s.reached("OWN-3") and s.premises["OWN-4"] == 0
+    assert s.messages == {"OWN-3": [], "OWN-4": []}
 
 
 def test_own4_refuses_an_answered_requests_disconnect_cancelling_the_retrys_run():
