@@ -62,6 +62,20 @@ def leg_input_round(c, tools, **_):
     assert c.get(tid).result["status"] == "completed"
 
 
+def leg_blocking_input_round(c, tools, **_):
+    """Without the extension the tool's question comes back as an InputRequiredResult (MRTR); the
+    retry carries the answer (and the requestState, where the server sent one)."""
+    asked = c.call(tools["ask"], {}, tasks=False).result
+    assert asked.get("resultType") == "input_required" and asked.get("inputRequests"), asked
+    (key,) = asked["inputRequests"]
+    retry = {"name": tools["ask"], "arguments": {}, "inputResponses": {key: {"action": "accept",
+                                                                            "content": {"confirm": True}}}}
+    if "requestState" in asked:
+        retry["requestState"] = asked["requestState"]
+    done = c.send("tools/call", retry, tasks=False).result
+    assert "taskId" not in done and done.get("isError") is not True, done
+
+
 def leg_cancel_then_cancel_terminal(c, tools, **_):
     tid = _created(c.call(tools["cancellable"], {}))
     assert c.get(tid).result["status"] == "working"
@@ -112,7 +126,7 @@ def leg_disconnect_after_create_keeps_task(c, tools, **_):
     assert poll(c, tid, lambda r: r["status"] in TERMINAL)["status"] == "completed"
 
 
-LEGS = [leg_slow_completes, leg_input_round, leg_cancel_then_cancel_terminal, leg_tool_error_and_protocol_error,
+LEGS = [leg_slow_completes, leg_input_round, leg_blocking_input_round, leg_cancel_then_cancel_terminal, leg_tool_error_and_protocol_error,
         leg_not_found_alike, leg_negotiation_and_headers, leg_disconnect_after_create_keeps_task]
 
 
