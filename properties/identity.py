@@ -245,7 +245,8 @@ def task_methods_authorized_per_subject(world, step):
                     f"{result_kind(msg)}: tasks/get needs getRun's right, so it is refused as not found")
         changed = step_changes(world, step)
         if changed:
-            return f"tasks/get {q.id} of {q.subject} (lacking runs:read) on {world.label(run.id)} changed state: {changed}"
+            return (f"tasks/get {q.id} of {q.subject} (lacking runs:read) on {world.label(run.id)} changed state: "
+                    f"{changed}")
     for q, msg, run in _readable_tasks_answers(world, step):
         if q.method == "tasks/get":
             continue                       # a reader's tasks/get is TASK-1's

@@ -300,7 +300,7 @@ def test_iso1_holds_on_baseline():
     for client, ref in [("C4", refs[0]), ("C1", refs[1]), ("C1", refs[2]), ("C1", refs[3])]:
         answers.append(sc.response(get(sc, client, ref)))
     assert sc.reached("unreadable-task-indistinguishable") == {
-        "another tenant, by tasks/get", "purged, by tasks/get", "malformed, by tasks/get", "never created, by tasks/get"}
+        f"{kind}, by tasks/get" for kind in ("another tenant", "purged", "malformed", "never created")}
     assert "unreadable-task-indistinguishable" not in sc.violations
     assert len({str(a["error"]) for a in answers}) == 1
 
