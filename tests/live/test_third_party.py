@@ -180,6 +180,9 @@ PLANTED = {
     "foreign-task-telltale-message": "ISO-1",
     "terminal-cancel-invalid-params": "CNL-1",
     "cancel-overwrites-terminal": "PRJ-3",
+    # no run events: the update's empty answer fits it, the next read's inputRequests (the answered key
+    # still asked) do not (with run events, the reference host's planted twin is named UPD-4 at the update)
+    "update-resolves-first-key-only": "PRJ-2",
     "get-without-capability": "NEG-2",
     "mcp-name-unchecked": "WIRE-4",
 }

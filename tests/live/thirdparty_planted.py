@@ -68,6 +68,16 @@ def cancel_overwrites_terminal():
     extension.tasks_cancel = tasks_cancel
 
 
+def update_resolves_first_key_only():
+    """A tasks/update answering several input requests takes only its first key."""
+    translate = handlers.translate_responses
+
+    async def translate_responses(docket, scope, task_id, leg, responses):
+        first = dict(list(responses.items())[:1])
+        return await translate(docket, scope, task_id, leg, first)
+    handlers.translate_responses = translate_responses
+
+
 def get_without_capability():
     """tasks/* served to a request that did not declare the extension."""
     extension.TasksExtension._require_tasks_capability = lambda self, ctx: None
@@ -79,7 +89,8 @@ def mcp_name_unchecked():
 
 
 BUGS = {f.__name__.replace("_", "-"): f for f in (foreign_task_telltale_message, terminal_cancel_invalid_params,
-                                                  cancel_overwrites_terminal, get_without_capability,
+                                                  cancel_overwrites_terminal, update_resolves_first_key_only,
+                                                  get_without_capability,
                                                   mcp_name_unchecked)}
 
 if __name__ == "__main__":

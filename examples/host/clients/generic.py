@@ -5,7 +5,8 @@ extension-level legs, on tools the caller names, with nothing read but the wire.
 (`tokens[0]`) and, when a second token is given, a second principal whose reads of the first one's
 tasks must get the not-found answer. `tools` names the server's tools for the roles the legs need:
 `slow` (completes after `ms`), `ask` (asks one question, form mode, then completes), `cancellable`
-(works until cancelled), and optionally `fails` (a tool error) and `protocol_error` (a JSON-RPC error).
+(works until cancelled), and optionally `ask_two` (asks two questions at once), `fails` (a tool error)
+and `protocol_error` (a JSON-RPC error).
 Each leg prints one line, `ok` or `FAIL` with what it saw; the return is the list of failures.
 
     python -m examples.host.clients.generic http://127.0.0.1:8800 TOKEN [OTHER_TOKEN]
@@ -19,7 +20,7 @@ import time
 from .mcp_client import HttpClient
 
 TERMINAL = ("completed", "failed", "cancelled")
-ROLES = {"slow": "slow", "ask": "ask", "cancellable": "cancellable", "fails": "fails",
+ROLES = {"slow": "slow", "ask": "ask", "ask_two": "multi_input", "cancellable": "cancellable", "fails": "fails",
          "protocol_error": "protocol_error"}
 
 
@@ -60,6 +61,20 @@ def leg_input_round(c, tools, **_):
     again = c.update(tid, {key: {"action": "accept", "content": {"confirm": False}}}).result   # answered: a no-op
     assert set(again) - {"_meta"} <= {"resultType"}, again
     assert c.get(tid).result["status"] == "completed"
+
+
+def leg_two_questions_one_update(c, tools, **_):
+    """A task asking two questions at once, both answered by one tasks/update."""
+    if "ask_two" not in tools:
+        return
+    tid = _created(c.call(tools["ask_two"], {}))
+    asked = poll(c, tid, lambda r: r["status"] != "working")
+    assert asked["status"] == "input_required" and len(asked.get("inputRequests") or {}) == 2, asked
+    c.update(tid, {key: {"action": "accept", "content": {"first": "a", "second": "b"}}
+                   for key in asked["inputRequests"]}).result
+    done = poll(c, tid, lambda r: r["status"] in TERMINAL or r["status"] == "input_required"
+                and set(r["inputRequests"]) != set(asked["inputRequests"]))
+    assert done["status"] == "completed", done
 
 
 def leg_blocking_input_round(c, tools, **_):
@@ -126,7 +141,7 @@ def leg_disconnect_after_create_keeps_task(c, tools, **_):
     assert poll(c, tid, lambda r: r["status"] in TERMINAL)["status"] == "completed"
 
 
-LEGS = [leg_slow_completes, leg_input_round, leg_blocking_input_round, leg_cancel_then_cancel_terminal, leg_tool_error_and_protocol_error,
+LEGS = [leg_slow_completes, leg_input_round, leg_two_questions_one_update, leg_blocking_input_round, leg_cancel_then_cancel_terminal, leg_tool_error_and_protocol_error,
         leg_not_found_alike, leg_negotiation_and_headers, leg_disconnect_after_create_keeps_task]
 
 
