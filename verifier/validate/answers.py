@@ -115,15 +115,16 @@ def bind_error(ids, q, model_msg: dict, observed: dict, status, index: int, line
     text = seen.text
     before = f"error {text[0]} {text[1]!r} data {json.loads(text[2])!r}" + (
         f" HTTP {seen.status}" if seen.status is not None else "")
-    return None, Conflict(req, f"{q.method} of a task {_named(cls)} answered {said}, but the {q.method} of a task "
-                               f"{_named(first)} at line {seen.line} got {before}: the model gives both one not-found "
-                               f"answer (same code, message, data and HTTP status), so the host tells them apart")
+    return None, Conflict(req, f"{q.method} of {named(cls)} answered {said}, but the {q.method} of {named(first)} at "
+                               f"line {seen.line} got {before}: the model gives both one not-found answer (same code, "
+                               f"message, data and HTTP status), so the host tells them apart")
 
 
-def _named(cls: str) -> str:
-    return {"another tenant": "of another tenant", "purged": "purged", REFERENCE: "never created",
-            "malformed": "malformed", "a missing scope": "its caller may not read (a missing scope)",
-            "an unauthorized caller": "its caller may not act on"}[cls]
+def named(cls: str) -> str:
+    """A task of a not-found answer's case, in words."""
+    return {"another tenant": "a task of another tenant", "purged": "a purged task", REFERENCE: "a task never created",
+            "malformed": "a malformed task id", "a missing scope": "a task its caller may not read (a missing scope)",
+            "an unauthorized caller": "a task its caller may not act on"}[cls]
 
 
 class IdCheck:

@@ -5,7 +5,7 @@ A requirement is `held` when the log judged it and nothing broke it, `broken` wh
 along the matched behaviour: their property's premise (and each case it declares,
 `properties.base.Property.cases`) reached there is their evidence. Those judged on the host's own
 bytes are judged by what was compared:
-- ISO-1 (and TTL-3's case "after it"): a not-found answer is judged only against the answer to an
+- ISO-1 (and TTL-3's case "after the purge"): a not-found answer is judged only against the answer to an
   id never created, of the same method and transport (`answers.Answer`): an answer for another
   tenant's task with nothing to compare it with judges nothing, and its exchange is unjudged too;
 - ID-1: where the host's taskIds were read (`answers.IdCheck`);
@@ -14,7 +14,9 @@ bytes are judged by what was compared:
 """
 from __future__ import annotations
 
-from verifier.validate.answers import REFERENCE
+from properties.base import case_key
+
+from verifier.validate.answers import REFERENCE, named
 
 HELD, BROKEN, UNJUDGED = "held", "broken", "unjudged"
 
@@ -42,12 +44,10 @@ def uncompared(cand, events) -> list[dict]:
         for cls, seen in group.items():
             if cls == REFERENCE or compared(group, cls):
                 continue
-            for index, line in seen:
-                out.append({"index": index, "line": line, "conn": events[index].data.get("conn", ""),
-                            "method": method, "why": f"its not-found answer (a task: {cls}) has no answer to an id "
-                            f"never created, by {method} over {transport}, to be compared with "
-                            f"({'TTL-3' if cls == 'purged' else 'ISO-1'})", "assumption": None, "check": None,
-                            "runs": []})
+            why = (f"its not-found answer (for {named(cls)}) has no answer to an id never created, by {method} over "
+                   f"{transport}, to be compared with ({'TTL-3' if cls == 'purged' else 'ISO-1'})")
+            out += [{"index": index, "line": line, "conn": events[index].data.get("conn", ""), "method": method,
+                     "why": why, "assumption": None, "check": None, "runs": []} for index, line in seen]
     return out
 
 
@@ -78,7 +78,6 @@ def requirements(props, cand, matcher, broken: set[str]) -> list[dict]:
 
 
 def _case_reached(cand, p, case) -> bool:
-    from properties.base import case_key
     return case_key(p.name, case) in cand.reached
 
 
