@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import zlib
+
+import pytest
 
 from verifier.record.proxy import run
 from verifier.validate.log import read_log
@@ -26,9 +29,11 @@ def _sse_response(events, end: bool) -> bytes:
     return out + (b"0\r\n\r\n" if end else b"")
 
 
-def _error_response() -> bytes:
-    return b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (
-        len(ERROR), ERROR)
+def _error_response(gzip: bool = False) -> bytes:
+    body = zlib.compress(ERROR, wbits=zlib.MAX_WBITS | 16) if gzip else ERROR
+    encoding = b"content-encoding: gzip\r\n" if gzip else b""
+    return b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n%scontent-length: %d\r\n\r\n%s" % (
+        encoding, len(body), body)
 
 
 async def _scenario(tmp_path, response: bytes, hang_up_after: int | None):
@@ -81,9 +86,11 @@ def test_an_sse_response_passes_unchanged_and_is_logged(tmp_path):
     assert events[-1]["how"] == "closed"
 
 
-def test_an_error_keeps_its_status(tmp_path):
-    got, _, events = asyncio.run(_scenario(tmp_path, _error_response(), None))
-    assert got.startswith(b"HTTP/1.1 400 Bad Request\r\n") and got.endswith(ERROR)
+@pytest.mark.parametrize("gzip", [False, True])
+def test_an_error_keeps_its_status_and_encoding(tmp_path, gzip):
+    response = _error_response(gzip)
+    got, _, events = asyncio.run(_scenario(tmp_path, response, None))
+    assert got == response
     answer = next(e for e in events if e.get("dir") == "s2c")
     assert answer["http"]["status"] == 400 and answer["message"]["error"]["code"] == -32602
 

@@ -22,10 +22,12 @@ import argparse
 import asyncio
 import json
 import time
+import zlib
 from urllib.parse import urlsplit
 
 FORMAT = "mcp-traffic/1"
 HEAD_LIMIT = 1 << 16
+DECODERS = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS, "x-gzip": zlib.MAX_WBITS | 16}
 GRACE = 0.2          # seconds a response's body may take to end after its client hung up (see _response)
 
 
@@ -130,7 +132,7 @@ class Exchange:
     def __init__(self, log: TrafficLog, conn: str):
         self.log, self.conn = log, conn
         self.status, self.headers, self.first = None, {}, True
-        self.sse, self.buffer = False, b""
+        self.sse, self.buffer, self.body = False, b"", b""
         self.ended = False
 
     def request(self, body: bytes) -> None:
@@ -143,17 +145,23 @@ class Exchange:
         self.sse = headers.get("content-type", "").startswith("text/event-stream")
 
     def response_bytes(self, data: bytes) -> None:
-        self.buffer += data.replace(b"\r\n", b"\n")
         if not self.sse:
+            self.body += data
             return
+        self.buffer += data.replace(b"\r\n", b"\n")
         while b"\n\n" in self.buffer:
             frame, self.buffer = self.buffer.split(b"\n\n", 1)
             self._s2c(b"\n".join(line[5:].removeprefix(b" ") for line in frame.split(b"\n") if line.startswith(b"data:")))
 
     def body_end(self) -> None:
-        """The whole body has passed to the client: a JSON body is one message."""
+        """The whole body has passed to the client: a JSON body is one message (read through its
+        Content-Encoding, which the client got as sent)."""
         if not self.sse:
-            self._s2c(self.buffer)
+            encoding = self.headers.get("content-encoding", "identity").lower()
+            try:
+                self._s2c(zlib.decompress(self.body, DECODERS[encoding]) if encoding in DECODERS else self.body)
+            except zlib.error:
+                pass
 
     def _s2c(self, data: bytes) -> None:
         message = _message(data)
