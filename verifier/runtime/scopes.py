@@ -149,6 +149,17 @@ COVERAGE = {
     "host-stdio-pair": "a request cancelled over stdio (notifications/cancelled, EOF) while another owns a run "
                        "(bounded: 3 steps)",
     "host-two-runs": "a tasks/update answering keys of two runs, and a key of another run (bounded: 7 steps)",
+    # OWN-4: a request ended beside a run another caller's or tenant's request owns. With every
+    # property of the host, from scratch: 66,356 states and about 13 CPU-s each bounded pair, 62,950
+    # states and 18 CPU-s the complete one (docs/exhaustive.md).
+    "host-stdio-pair,clients=('C1','C4'),http_disconnects=True": "alice's and mallory's requests (another tenant) "
+                                                                 "dropped or cancelled beside a run the other or "
+                                                                 "the same caller owns (bounded: 3 steps)",
+    "host-stdio-pair,clients=('C1','C2'),http_disconnects=True": "alice's and bob's requests (another caller of "
+                                                                 "the tenant) dropped or cancelled beside a run "
+                                                                 "the other owns (bounded: 3 steps)",
+    "host-two-clients,clients=('C1','C4'),max_interrupts=0": "alice's and mallory's requests, one each: a listen "
+                                                             "the host ends beside another tenant's owned run",
 }
 # Composed-small with an interrupt and one kind of harness operation each, for an amendment's
 # harness overrides (`harness.` rules) left unexercised: the deep branches of the harness's input
