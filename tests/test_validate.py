@@ -358,7 +358,8 @@ def test_long_walks_conform():
         for run_events in (True, False):
             _, lines = _lines(seed, run_events, steps=100)
             r = validate_log(lines, MAPPING, budget=60)
-            assert r.result == "conforms", (seed, run_events, r.to_json())
+            assert r.result == ("conforms-partially" if r.unjudged else "conforms"), (seed, run_events, r.to_json())
+            assert all("to be compared with" in u["why"] for u in r.unjudged), r.unjudged
 
 
 def test_a_variant_file_is_validated_against(tmp_path):
