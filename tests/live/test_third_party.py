@@ -112,7 +112,7 @@ def _judged(out: dict) -> str:
     return f"{x['judged']} of {x['judged'] + x['unjudged']} exchanges judged ({x['judged_fraction']:.0%})"
 
 
-def test_the_project_clients_traffic_is_judged(recorded, validate, check_schema):
+def test_the_project_clients_traffic_is_judged(recorded, validate, check_schema, capsys):
     from examples.host.clients import generic      # httpx: the host extra (conftest skips without it)
     server = recorded("clients")
     lines: list[str] = []
@@ -121,7 +121,8 @@ def test_the_project_clients_traffic_is_judged(recorded, validate, check_schema)
     server.stop()
     check_schema(server.log)
     out = validate(server.log, mapping=MAPPING, cli=True)
-    print(f"fastmcp-tasks, the project's clients: {out['result']}, {_judged(out)}")
+    with capsys.disabled():
+        print(f"\nfastmcp-tasks, the project's clients: {out['result']}, {_judged(out)}")
     assert out["exchanges"]["judged_fraction"] > 0
     assert out["result"] == "conforms", validate.explain(out)
     verdicts = {r["id"]: r["verdict"] for r in out["requirements"]}
@@ -151,7 +152,7 @@ def documented_deviations() -> set[str]:
     return set(re.findall(r"^\| `([a-z0-9-]+)` \|", table, flags=re.M))
 
 
-def test_the_suites_traffic_is_judged(recorded, validate, tmp_path):
+def test_the_suites_traffic_is_judged(recorded, validate, tmp_path, capsys):
     why = _suite_missing()
     if why:
         pytest.skip(why)
@@ -169,7 +170,8 @@ def test_the_suites_traffic_is_judged(recorded, validate, tmp_path):
     undocumented = {k: v for k, v in failed.items() if k not in documented_deviations()}
     assert not undocumented, f"checks failed that docs/third-party.md does not list: {undocumented}"
     out = validate(server.log, mapping=SUITE_MAPPING, budget=300, cli=True)
-    print(f"fastmcp-tasks, the official suite: {out['result']}, {_judged(out)}")
+    with capsys.disabled():
+        print(f"\nfastmcp-tasks, the official suite: {out['result']}, {_judged(out)}")
     assert out["result"] in ("conforms", "conforms-partially"), validate.explain(out)
     assert out["exchanges"]["judged_fraction"] > 0.9, _judged(out)
     assert all(u["why"] for u in out["unjudged"])
