@@ -86,3 +86,14 @@ def test_a_protocol_errors_failed_task_is_the_models_failed_run():
 def test_a_creator_only_host_needs_a_tenant_per_principal():
     with pytest.raises(LogError, match="share a tenant"):
         validate_log(_session(), {**MAPPING, "tokens": {"ta": "alice", "tm": "bob"}})
+
+
+def test_list_names_the_profile(capsys):
+    from verifier.cli import main
+    assert main(["list", "--profile", "ext-tasks", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in data["judged"]] == list(judged("ext-tasks"))
+    assert {r["id"]: r["why"] for r in data["out_of_scope"]} == out_of_scope("ext-tasks")
+    assert main(["list", "--profile", "ext-tasks"]) == 0
+    text = capsys.readouterr().out
+    assert "out of scope (" in text and "OWN-2" in text
