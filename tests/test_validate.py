@@ -683,7 +683,8 @@ def test_a_status_message_quoting_the_calls_arguments_breaks_sec_1():
     call = _first(events, lambda e: e.get("dir") == "c2s")
     got = _first(events, lambda e: e.get("dir") == "s2c" and "taskId" in e["message"].get("result", {})
                  and e["message"]["result"].get("resultType") == "complete")
-    events[got]["message"]["result"]["statusMessage"] = f"working on {json.dumps(events[call]['message']['params']['arguments'])}"
+    arguments = events[call]["message"]["params"]["arguments"]
+    events[got]["message"]["result"]["statusMessage"] = f"working on {json.dumps(arguments)}"
     r = validate_log(_dump(events), MAPPING)
     assert r.result == "diverges" and r.divergence.requirement == "SEC-1" and r.divergence.line == got + 1, r.to_json()
     sec1 = next(q for q in validate_log(lines, MAPPING).requirements if q["id"] == "SEC-1")
@@ -705,8 +706,8 @@ def test_a_purge_the_declared_host_cannot_have_done_explains_nothing():
     """A tasks/cancel of a finished task answered -32602 seconds after its end: on a host that keeps runs
     300 s it breaks CNL-1; undeclared, it is read as a purge, and the result says it assumed one."""
     events = _events(_recorded(_terminal_cancel))
-    i = _first(events, lambda e: e.get("dir") == "s2c" and e["message"].get("result", {}).get("resultType") == "complete"
-               and "taskId" not in e["message"]["result"])
+    i = _first(events, lambda e: e.get("dir") == "s2c" and "taskId" not in e["message"].get("result", {"taskId": 0})
+               and e["message"]["result"].get("resultType") == "complete")
     events[i]["message"] = {"jsonrpc": "2.0", "id": events[i]["message"]["id"],
                             "error": {"code": -32602, "message": "Task not found"}}
     declared = validate_log(_dump(events), {**MAPPING, "host": {"retention_s": 300}})

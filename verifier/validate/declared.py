@@ -65,9 +65,12 @@ def _live_ttl(events):
         msg = d["message"]
         task = msg.get("result") if isinstance(msg.get("result"), dict) else msg.get("params") \
             if msg.get("method") == "notifications/tasks" else None
-        if isinstance(task, dict) and task.get("status") in ("working", "input_required") \
-                and isinstance(task.get("ttlMs"), int) and not isinstance(task.get("ttlMs"), bool) and task["ttlMs"] > 0:
-            return ev, task["ttlMs"]
+        if not isinstance(task, dict):
+            continue
+        ttl = task.get("ttlMs")
+        if task.get("status") in ("working", "input_required") and isinstance(ttl, int) \
+                and not isinstance(ttl, bool) and ttl > 0:
+            return ev, ttl
     return None
 
 
@@ -91,5 +94,6 @@ def purges_assumed(cand, events, host: Declared) -> list[str]:
     out = []
     for (method, _, _), answer in cand.ids.errors.items():
         out += [(line, f"line {line}: the {method} answer is read as its task's run purged (the host's retention "
-                       f"is not declared: mapping host.retention_s)") for cls, _, line in answer.given if cls == "purged"]
+                       f"is not declared: mapping host.retention_s)")
+                for cls, _, line in answer.given if cls == "purged"]
     return [text for _, text in sorted(out)]

@@ -72,7 +72,8 @@ def explain(res, events, mapping, cls, run_events, props, deadline: float, steps
     elif forced is not None:
         prop, message, extra = forced
         req = prop.ids[0]
-        reason = f"forcing the observed {extra['what']} into the model breaks {prop.name} ({', '.join(prop.ids)}): {message}"
+        reason = (f"forcing the observed {extra['what']} into the model breaks {prop.name} ({', '.join(prop.ids)}): "
+                  f"{message}")
     else:
         return
     d.requirement = req

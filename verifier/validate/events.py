@@ -151,9 +151,9 @@ class LogMatcher(Matcher):
             allowed = [f"{qid}: {describe(m)}" for qid, (m, *_) in owed]
             if all(m.get("method") == "notifications/tasks" for _, (m, *_) in owed):
                 qid, (m, _, index) = owed[0]
-                raise Stop("diverges", f"listen stream {qid} ended without the {describe(m)} owed for the change the log "
-                                       f"shows by line {self.events[index].line}: a change of the task never notified",
-                           allowed, requirement="NTF-4")
+                raise Stop("diverges", f"listen stream {qid} ended without the {describe(m)} owed for the change the "
+                                       f"log shows by line {self.events[index].line}: a change of the task never "
+                                       f"notified", allowed, requirement="NTF-4")
             raise Stop("diverges", f"connection {name} closed while the model still owed it a message", allowed)
         self.cands = live
         if conn.transport == "stdio":
@@ -489,10 +489,12 @@ class LogMatcher(Matcher):
         late = [self._late(c, end) for c in self.cands]
         if all(late):
             qid, (m, _, index) = late[0]
+            before = end - self.events[index].data["t"]
             raise Stop("diverges", f"listen stream {qid} is still open when the log ends, and was never sent the "
-                                   f"{describe(m)} owed for the change the log shows by line {self.events[index].line}, "
-                                   f"{end - self.events[index].data['t']:.1f} s before: a change of the task never notified",
-                       [f"{qid}: {describe(m)}"], at=self.events[-1].index, requirement="NTF-4")
+                                   f"{describe(m)} owed for the change the log shows by line "
+                                   f"{self.events[index].line}, {before:.1f} s before: a change of the task never "
+                                   f"notified", [f"{qid}: {describe(m)}"], at=self.events[-1].index,
+                       requirement="NTF-4")
         if not self.run_events:
             return
         live = [c for c in self.cands if not any(q for rid, q in c.runq.items()

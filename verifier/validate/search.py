@@ -78,7 +78,8 @@ class Cand:
     def __init__(self, world, ids, out, runq, violation, reached, origin):
         self.world = world
         self.ids: Bindings = ids
-        self.out: dict = out          # model request id -> tuple of (message, origin, event index) emitted, not yet seen
+        self.out: dict = out          # model request id -> tuple of (message, origin, event index) emitted,
+                                      # not yet seen
         self.runq: dict = runq        # model run id -> tuple of (event, status or None, origin, the request
                                       # whose answer the step sent, or None) appended, not yet seen
         self.violation = violation    # (event index, property, message) of the first property broken

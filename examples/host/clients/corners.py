@@ -44,8 +44,10 @@ def answer_one_then_other(c: Clients) -> None:
     other alone, and the stream is told of that change before the run goes on."""
     task_id, keys = _two_open(c)
     seen: dict = {}
-    stream = threading.Thread(target=lambda: seen.setdefault("listen", c.alice.listen([task_id], 5, until=lambda ms: any(
-        m.get("method") == "notifications/tasks" and m["params"]["status"] in TERMINAL for m in ms))), daemon=True)
+    def ended(ms) -> bool:
+        return any(m.get("method") == "notifications/tasks" and m["params"]["status"] in TERMINAL for m in ms)
+    stream = threading.Thread(target=lambda: seen.setdefault("listen", c.alice.listen([task_id], 5, until=ended)),
+                              daemon=True)
     stream.start()
     time.sleep(0.3)                       # the stream acknowledged before the first answer
     c.alice.update(task_id, _answer(keys[0]))

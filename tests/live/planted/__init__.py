@@ -106,7 +106,8 @@ def answer_to(method, code=None):
     def at(events, i):
         d, req = events[i], _request_of(events, i)
         return d["event"] == "message" and d["dir"] == "s2c" and "method" not in d["message"] and req is not None \
-            and req["message"]["method"] == method and (code is None or (d["message"].get("error") or {}).get("code") == code)
+            and req["message"]["method"] == method \
+            and (code is None or (d["message"].get("error") or {}).get("code") == code)
     return at
 
 
@@ -448,8 +449,8 @@ def _():
     return PLANTED["foreign-task-telltale-message"].plant, _corner("foreign_read_alone", fails=False)
 
 
-@planted("ineligible-approver-error", ["AUTH-1", "UPD-3"], "an ineligible approver's tasks/update answered -32602, on a host "
-         "that declares P-APPROVER ack and keeps runs 300 s", host={"retention_s": 300},
+@planted("ineligible-approver-error", ["AUTH-1", "UPD-3"], "an ineligible approver's tasks/update answered -32602, "
+         "on a host that declares P-APPROVER ack and keeps runs 300 s", host={"retention_s": 300},
          at=answer_to("tasks/update", NOT_FOUND))
 def _():
     def plant(host):
