@@ -10,7 +10,9 @@ counterexample beside the random engine's (scenario stories off) and the manifes
                                                                # partial-order reduction, per scope
     .venv/bin/python benchmarks/exhaustive.py --where host-small   # where one search's time goes
 
-Figures are wall-clock on this machine; compare the rows of one run, not runs on other days.
+Figures are of this machine; compare the rows of one run, not runs on other days. Every run first
+measures SPIN's search rate on its peer model (`benchmarks/peers/`, CPU time, Debian's `spin` and
+gcc) and prints our states per CPU second beside it, as the multiple of ours SPIN's rate is.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model.variants import builtins  # noqa: E402
 from properties.base import load_catalogue  # noqa: E402
+from benchmarks.peers import spin  # noqa: E402
 from verifier.engines.bfs import search as bfs
 from verifier.runtime import scopes
 from verifier.runtime.worlds import make_world_for
@@ -36,13 +39,14 @@ def _props(sc):
     return harness if sc.composed else host
 
 
-def baseline_table(names, budget, guards=("on",)):
+def baseline_table(names, budget, guards=("on",), peer=None):
     """Per scope, one process: states per second of wall time and of this process's CPU time (on a
-    shared machine the second is the steadier figure). One row per guard mode (`bfs.Checker`):
-    "on" skips the properties a step does not concern, "off" checks every property at every step
-    (the same search: compare the two rows of one run)."""
+    shared machine the second is the steadier figure), and SPIN's rate on its peer over ours (`peer`,
+    states per CPU second). One row per guard mode (`bfs.Checker`): "on" skips the properties a step
+    does not concern, "off" checks every property at every step (the same search: compare the two rows
+    of one run)."""
     print(f"{'scope':16s} {'guards':>6s} {'distinct':>9s} {'generated':>10s} {'depth':>5s} {'states/s':>9s} "
-          f"{'wall s':>7s} {'cpu s':>6s} {'per cpu s':>9s}  complete")
+          f"{'wall s':>7s} {'cpu s':>6s} {'per cpu s':>9s} {'SPIN x':>7s}  complete")
     for name in names:
         sc = scopes.parse(name)
         for g in guards:
@@ -51,13 +55,22 @@ def baseline_table(names, budget, guards=("on",)):
                            max_depth=sc.depth, guards=g)
             wall, cpu = time.monotonic() - t, time.process_time() - cpu
             done = "yes" if s.complete else (f"to depth {s.depth}" if s.bounded else f"no ({s.capped})")
+            times = f"{peer / (s.distinct / cpu):7.0f}" if peer else f"{'-':>7s}"
             print(f"{name:16s} {g:>6s} {s.distinct:9d} {s.generated:10d} {s.depth:5d} {s.distinct / wall:9.0f} "
-                  f"{wall:7.1f} {cpu:6.1f} {s.distinct / cpu:9.0f}  {done}", flush=True)
+                  f"{wall:7.1f} {cpu:6.1f} {s.distinct / cpu:9.0f} {times}  {done}", flush=True)
 
 
-# The SPIN peer (issue 30): an independent Promela model of the host core, 1,367,849 states in about 18 s
-# on this kind of machine, partial-order reduction on. Not measured here (no SPIN on this machine).
-PEER_STATES_PER_S = 1_367_849 / 18
+def peer_rate() -> float | None:
+    """SPIN's states per CPU second on its peer model, measured now and printed (None: no SPIN here)."""
+    got = spin.rate()
+    if isinstance(got, str):
+        print(f"SPIN peer: not measured: {got}")
+        return None
+    small, timed = got
+    print(f"{small.describe()} (host-small's dimensions)\n{timed.describe()}: {timed.rate:,.0f} states per CPU "
+          f"second, SPIN's rate below")
+    return timed.rate
+
 
 POR_SCOPES = ("host-small", "host-small,stdio=True", "host-clock", "host-two-runs", "host-ttl", "host-two-clients")
 
@@ -88,11 +101,11 @@ def where_table(name, budget):
     print(f"  {'the rest':18s} {total - spent:7.2f} s  {(total - spent) / total:5.1%}")
 
 
-def por_table(names, budget, max_states):
+def por_table(names, budget, max_states, peer=None):
     """Per scope, searched whole (a scope's depth bound dropped: a bounded search is not reduced), with
     the properties that read no record beyond their transition (`visibility.local`), then with every
     one that declares what it reads (a search checking another is not reduced): the distinct states and
-    time without and with the reduction, and our states per second over the SPIN peer's."""
+    time without and with the reduction, and SPIN's states per CPU second on its peer over ours (`peer`)."""
     from properties import visibility
     catalogue = list(load_catalogue().values())
     groups = {"local": [p for p in catalogue if visibility.local(p.name)],
@@ -100,20 +113,21 @@ def por_table(names, budget, max_states):
     for group, props in groups.items():
         print(f"\npartial-order reduction, the {len(props)} {group} properties")
         print(f"{'scope':30s} {'por':>3s} {'distinct':>9s} {'generated':>10s} {'depth':>5s} {'wall s':>7s} "
-              f"{'reduced':>8s} {'states/s':>9s} {'of peer':>7s}  complete")
+              f"{'cpu s':>6s} {'reduced':>8s} {'per cpu s':>9s} {'SPIN x':>7s}  complete")
         for name in names:
             base = scopes.parse(name)
             sc = scopes.Scope(base.name, base.doc, base.sizes, base.composed, None)
             full = None
             for por in ("off", "on"):
-                t = time.monotonic()
+                t, cpu = time.monotonic(), time.process_time()
                 s = bfs.search(make_world_for(None, sc), props, sc, deadline=time.monotonic() + budget,
                                max_states=max_states, want_graph=False, por=por)
-                wall = time.monotonic() - t
+                wall, cpu = time.monotonic() - t, time.process_time() - cpu
                 done = "yes" if s.complete else f"no ({s.capped} by depth {s.depth})"
                 full = full or s.distinct
-                print(f"{name:30s} {por:>3s} {s.distinct:9d} {s.generated:10d} {s.depth:5d} {wall:7.1f} "
-                      f"{s.reduced:8d} {s.distinct / wall:9.0f} {s.distinct / wall / PEER_STATES_PER_S:7.3f}  {done}"
+                times = f"{peer / (s.distinct / cpu):7.0f}" if peer else f"{'-':>7s}"
+                print(f"{name:30s} {por:>3s} {s.distinct:9d} {s.generated:10d} {s.depth:5d} {wall:7.1f} {cpu:6.1f} "
+                      f"{s.reduced:8d} {s.distinct / cpu:9.0f} {times}  {done}"
                       + (f"  ({s.distinct / full:.2f} of the full search's states)" if por == "on" and s.complete
                          else ""), flush=True)
 
@@ -207,17 +221,18 @@ def main(argv=None):
     ap.add_argument("--max-states", type=int, default=1_500_000, help="the state cap of the --por searches")
     ap.add_argument("--where", metavar="SCOPE", help="only where one search's time goes, under cProfile")
     a = ap.parse_args(argv)
+    peer = peer_rate()
     if a.where:
         where_table(a.where, a.budget)
         return
     if a.por:
-        por_table(a.scopes if a.scopes != list(scopes.SCOPES) else POR_SCOPES, a.budget, a.max_states)
+        por_table(a.scopes if a.scopes != list(scopes.SCOPES) else POR_SCOPES, a.budget, a.max_states, peer)
         return
     if a.quick:
         a.scopes, a.skip_variants = [scopes.DEFAULT_HOST], True
     guards = a.guards or (["off", "on"] if a.quick else ["on"])
     if not a.skip_baseline:
-        baseline_table(a.scopes, a.budget, guards)
+        baseline_table(a.scopes, a.budget, guards, peer)
     if a.partition_scope:
         partition_table(a.partition_scope, a.budget)
     if not a.skip_variants:
