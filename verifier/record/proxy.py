@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import time
 import zlib
 from urllib.parse import urlsplit
@@ -28,6 +29,7 @@ from urllib.parse import urlsplit
 FORMAT = "mcp-traffic/1"
 HEAD_LIMIT = 1 << 16
 DECODERS = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS, "x-gzip": zlib.MAX_WBITS | 16}
+DRAIN = 2.0          # seconds the exchanges in flight get to end at SIGTERM
 GRACE = 0.2          # seconds a response's body may take to end after its client hung up (see _response)
 
 
@@ -96,8 +98,8 @@ async def _exactly(reader, n: int, side: str) -> bytes:
 
 
 async def _body(reader, headers: dict, side: str, sink) -> None:
-    """Pass a message body through `sink(raw bytes, decoded bytes)` as it arrives: by Content-Length,
-    chunked, or (a response without either) until the connection ends."""
+    """Pass a message body through `sink(raw bytes, decoded bytes, last)` as it arrives: by
+    Content-Length, chunked, or (a response without either) until the connection ends."""
     if "chunked" in headers.get("transfer-encoding", "").lower():
         while True:
             line = await _line(reader, side)
@@ -108,15 +110,16 @@ async def _body(reader, headers: dict, side: str, sink) -> None:
                 while trailer != b"\r\n":
                     trailer = await _line(reader, side)
                     raw += trailer
-                await sink(raw, b"")
+                await sink(raw, b"", True)
                 return
-            await sink(line + data, data[:-2])
+            await sink(line + data, data[:-2], False)
     elif "content-length" in headers:
         data = await _exactly(reader, int(headers["content-length"]), side)
-        await sink(data, data)
+        await sink(data, data, True)
     elif side == "server":
         while chunk := await reader.read(65536):
-            await sink(chunk, chunk)
+            await sink(chunk, chunk, False)
+        await sink(b"", b"", True)
 
 
 async def _line(reader, side: str) -> bytes:
@@ -199,6 +202,7 @@ class Proxy:
     def __init__(self, upstream: str, log: TrafficLog, path: str = "/mcp"):
         u = urlsplit(upstream)
         self.host, self.port, self.path, self.log = u.hostname or "127.0.0.1", u.port or 80, path, log
+        self.live: set = set()          # the tasks amid an exchange (a request read, its response not done)
 
     async def serve(self, client_reader, client_writer) -> None:
         """One client TCP connection: its requests one after another, each on the same upstream one."""
@@ -223,6 +227,15 @@ class Proxy:
         head = await _head(cr, "client", prefix)
         if head is None:
             return None
+        task = asyncio.current_task()
+        self.live.add(task)
+        try:
+            return await self._relay(head, cr, cw, ur, uw)
+        finally:
+            self.live.discard(task)
+
+    async def _relay(self, head, cr, cw, ur, uw) -> bytes | None:
+        """The request whose head was read, then its response; returns as `_one` does."""
         start, headers = _headers(head)
         method, target = (start.split(" ") + ["", ""])[:2]
         ex = None
@@ -233,7 +246,7 @@ class Proxy:
         uw.write(head)
         body = bytearray()
 
-        async def up(raw, data):
+        async def up(raw, data, last):
             body.extend(data)
             uw.write(raw)
             await uw.drain()
@@ -264,11 +277,13 @@ class Proxy:
                 ex.response_head(status, headers)
             cw.write(head)
 
-            async def down(raw, data):
+            async def down(raw, data, last):
                 if _gone(hangup):
                     raise Hangup("client")
-                if ex is not None:
+                if ex is not None:       # logged before the client has it: what it got is in the log
                     ex.response_bytes(data)
+                    if last:
+                        ex.body_end()
                 cw.write(raw)
                 try:
                     await cw.drain()
@@ -286,8 +301,6 @@ class Proxy:
                         body.cancel()
                         raise Hangup("client")
                 await body
-            if ex is not None:
-                ex.body_end()
             try:
                 await cw.drain()
             except ConnectionError:
@@ -310,15 +323,24 @@ class Proxy:
         return b""
 
 
-async def run(upstream: str, port: int, log_path: str, path: str = "/mcp", server: str = "S1", ready=None) -> None:
+async def run(upstream: str, port: int, log_path: str, path: str = "/mcp", server: str = "S1", ready=None,
+              on_sigterm: bool = False) -> None:
+    """Serve until cancelled (or, `on_sigterm`, until SIGTERM: then the exchanges in flight get
+    DRAIN seconds to end, so a log is not cut between a response and its close)."""
     log = TrafficLog(log_path, server)
     proxy = Proxy(upstream, log, path)
     srv = await asyncio.start_server(proxy.serve, "127.0.0.1", port, limit=HEAD_LIMIT * 16)
+    stop = asyncio.Event()
+    if on_sigterm:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     if ready is not None:
         ready(srv.sockets[0].getsockname()[1])
     try:
         async with srv:
-            await srv.serve_forever()
+            await stop.wait()
+            srv.close()
+            if proxy.live:
+                await asyncio.wait(proxy.live, timeout=DRAIN)
     finally:
         log.close()
 
@@ -335,7 +357,7 @@ def main(argv=None) -> int:
     if urlsplit(args.upstream).scheme != "http":
         ap.error("--upstream: an http:// URL (the proxy relays plain HTTP on loopback)")
     try:
-        asyncio.run(run(args.upstream, args.port, args.log, args.path, args.server,
+        asyncio.run(run(args.upstream, args.port, args.log, args.path, args.server, on_sigterm=True,
                         ready=lambda p: print(f"recording on http://127.0.0.1:{p}{args.path}", flush=True)))
     except KeyboardInterrupt:
         return 130
