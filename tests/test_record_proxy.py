@@ -100,3 +100,17 @@ def test_a_client_hanging_up_mid_stream_is_a_drop_the_server_sees(tmp_path):
     got, upstream_saw, events = asyncio.run(_scenario(tmp_path, response, len(response)))
     assert got == response and upstream_saw
     assert events[-1]["event"] == "close" and (events[-1]["how"], events[-1]["by"]) == ("dropped", "client")
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--upstream", "https://example.test", "--log", "x.jsonl"], "--upstream"),
+    (["--upstream", "http://127.0.0.1:1", "--port", "70000", "--log", "x.jsonl"], "--port"),
+    (["--upstream", "http://127.0.0.1:1", "--port", "0", "--log", "no-such-dir/x.jsonl"], "no-such-dir"),
+])
+def test_bad_usage_is_one_line_and_exit_3(capsys, tmp_path, monkeypatch, argv, says):
+    from verifier.record.proxy import main
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    err = capsys.readouterr().err
+    assert e.value.code == 3 and len(err.strip().splitlines()) == 1 and says in err

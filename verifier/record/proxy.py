@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 FORMAT = "mcp-traffic/1"
 HEAD_LIMIT = 1 << 16
+BAD_USAGE = 3
 DECODERS = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS, "x-gzip": zlib.MAX_WBITS | 16}
 DRAIN = 2.0          # seconds the exchanges in flight get to end at SIGTERM
 GRACE = 0.2          # seconds a response's body may take to end after its client hung up (see _response)
@@ -345,22 +346,33 @@ async def run(upstream: str, port: int, log_path: str, path: str = "/mcp", serve
         log.close()
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """Bad usage: one line and exit 3, as taskmodel's commands answer it."""
+        self.exit(BAD_USAGE, f"{self.prog}: {message}\n")
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m verifier.record.proxy",
-                                 description="Record an MCP server's streamable-HTTP traffic for taskmodel validate.")
+    ap = _Parser(prog="python -m verifier.record.proxy",
+                 description="Record an MCP server's streamable-HTTP traffic for taskmodel validate.")
     ap.add_argument("--upstream", required=True, help="the server's base URL, e.g. http://127.0.0.1:9000")
     ap.add_argument("--port", type=int, default=8800, help="the loopback port to listen on (0: any free one)")
     ap.add_argument("--log", required=True, help="the traffic log to write (JSON Lines; replaced)")
     ap.add_argument("--path", default="/mcp", help="the MCP endpoint's path (default /mcp)")
     ap.add_argument("--server", default="S1", help="the header's server, as the mapping names it (default S1)")
     args = ap.parse_args(argv)
-    if urlsplit(args.upstream).scheme != "http":
-        ap.error("--upstream: an http:// URL (the proxy relays plain HTTP on loopback)")
+    upstream = urlsplit(args.upstream)
+    if upstream.scheme != "http" or not upstream.hostname:
+        ap.error("--upstream: an http:// URL with a host (the proxy relays plain HTTP)")
+    if not 0 <= args.port <= 65535:
+        ap.error(f"--port: {args.port} is not a port (0 to 65535)")
     try:
         asyncio.run(run(args.upstream, args.port, args.log, args.path, args.server, on_sigterm=True,
                         ready=lambda p: print(f"recording on http://127.0.0.1:{p}{args.path}", flush=True)))
     except KeyboardInterrupt:
         return 130
+    except OSError as e:         # the log cannot be written, the port is taken
+        ap.error(f"{e.strerror or e}{f': {e.filename}' if e.filename else ''}")
     return 0
 
 
