@@ -148,7 +148,7 @@ def test_the_recorder_keeps_what_the_server_sent(recorded):
 def documented_deviations() -> set[str]:
     """The suite's check ids docs/third-party.md lists as fastmcp-tasks' deviations."""
     text = (ROOT / "docs" / "third-party.md").read_text()
-    table = text.split("### The official suite on fastmcp-tasks", 1)[1].split("\n## ", 1)[0]
+    table = text.split("### The official suite on fastmcp-tasks", 1)[1].split("\n#", 1)[0]
     return set(re.findall(r"^\| `([a-z0-9-]+)` \|", table, flags=re.M))
 
 
