@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from verifier.runtime.budgets import DEFAULT_EXAMPLES, DEFAULT_RLIMIT, EXAMPLES_PER_CHUNK, TIME_CAP
+from verifier.runtime.budgets import AUTHOR_EXAMPLES, DEFAULT_EXAMPLES, DEFAULT_RLIMIT, EXAMPLES_PER_CHUNK, TIME_CAP
 from verifier.runtime.exitcodes import (EXIT_FAULT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDETERMINED, EXIT_USAGE,
                                         UsageError)
 from verifier.runtime.files import path_arg
@@ -71,8 +71,9 @@ def build_parser() -> Parser:
                          "in turn. An amendment file gets bfs at every default scope and home, to completion, then "
                          "hypothesis")
     ck.add_argument("--examples", type=int, default=None, metavar="N",
-                    help=f"the random engine's work budget: examples explored (default {DEFAULT_EXAMPLES}; "
-                         f"explored in chunks of {EXAMPLES_PER_CHUNK}); with the seed, the same answer on any machine")
+                    help=f"the random engine's work budget: examples explored (default {DEFAULT_EXAMPLES}, and "
+                         f"{AUTHOR_EXAMPLES} after an amendment file's exhaustive search; explored in chunks of "
+                         f"{EXAMPLES_PER_CHUNK}); with the seed, the same answer on any machine")
     ck.add_argument("--max-states", type=int, default=None, metavar="N",
                     help="bfs: the work budget, distinct states per scope (default: none, every search completes)")
     ck.add_argument("--budget", type=float, default=None, metavar="S",

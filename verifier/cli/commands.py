@@ -7,7 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from verifier.runtime.budgets import DEFAULT_EXAMPLES, DEFAULT_RLIMIT, EXAMPLES_PER_CHUNK, NO_CAP, chunks_for
+from verifier.runtime.budgets import (AUTHOR_EXAMPLES, DEFAULT_EXAMPLES, DEFAULT_RLIMIT, EXAMPLES_PER_CHUNK, NO_CAP,
+                                     chunks_for)
 from verifier.runtime.contradictions import contradictions, told as told_contradiction
 from verifier.runtime.exitcodes import EXIT_OK, EXIT_UNDETERMINED, UsageError
 from verifier.runtime.files import write_atomic
@@ -432,7 +433,9 @@ def _explore(variant, args, beat):
             info = f"{obs.steps} steps, {len(refuted)} refuted"
             bar.update(task, completed=frac, info=info)
             beat.beat(f"exploring {name}: {frac:.0%} of its work budget, {info}")
-        examples = args.examples or DEFAULT_EXAMPLES
+        # After an amendment file's exhaustive search (the author's default check) a pass sized to
+        # the seconds it takes; its size is printed with the result (`work budget`).
+        examples = args.examples or (AUTHOR_EXAMPLES if _engines(args) == ("bfs", "hypothesis") else DEFAULT_EXAMPLES)
         return engines.run("hypothesis", variant, budget=args.cap_left, seed=args.seed, step_count=args.steps,
                            chunks=chunks_for(examples), examples_per_chunk=EXAMPLES_PER_CHUNK,
                            progress=progress, shadow=True)

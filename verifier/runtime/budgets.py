@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 
 DEFAULT_EXAMPLES = 6_000           # the random engine's examples per check
+AUTHOR_EXAMPLES = 250              # its pass after an amendment file's exhaustive search (an author's check:
+                                   # bfs has searched every default scope and home already)
 EXAMPLES_PER_CHUNK = 25            # one seeded Hypothesis run; a chunk is the unit the cap may cut
 DEFAULT_RLIMIT = 100_000_000       # Z3 resource units per query (the baseline's costliest: 21 M, 2.8 CPU s)
 NO_CAP = math.inf                  # an engine's wall-clock cap when none is asked for
