@@ -155,16 +155,16 @@ def _by_variants(events, mapping, run_events, props, index, deadline, work, firs
 def _by_forcing(events, mapping, cls, run_events, props, index, deadline, work, main=None):
     ev = events[index]
     d = ev.data
-    upto = index
-    if d["event"] == "message" and d["dir"] == "s2c" and (main is None or main.index != index):
-        c2s = _request_of(events, index)
-        if c2s is not None:
-            upto = c2s.index          # a response checked on receipt: force it into the receipt step
+    c2s = _request_of(events, index) if d["event"] == "message" and d["dir"] == "s2c" else None
     asserted = [p for p in props if p.asserted]
-    if main is not None and upto != index:
-        got = _judge(asserted, ((f, "response") for c in main.cands[:20] for f in _answered(main, c, events, upto, index)))
+    if main is not None and c2s is not None:
+        got = _judge(asserted, ((f, "response") for c in main.cands[:20]
+                                for f in _answered(main, c, events, c2s.index, index)))
         if got is not None:
             return got
+    # A response checked on receipt is forced into the receipt step; one matched at its own event (its
+    # request already answered in the model, say) into the step that sent it.
+    upto = c2s.index if c2s is not None and (main is None or main.index != index) else index
     m, matched, stop = work.match(events, mapping, cls, run_events, props, deadline, stop_on_violation=False,
                                   upto=upto, keep=True)
     if stop is not None:
