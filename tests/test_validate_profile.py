@@ -22,7 +22,8 @@ TASK = "Zq3vN8x0aUe7Lr2TtQw9YbKc4Hs1Jm6PdGf5Rn0VxAo"     # an opaque id, as fast
 
 class Log:
     def __init__(self):
-        self.lines, self.t, self.n = [{"event": "header", "t": 0, "format": "mcp-traffic/1", "run_events": False}], 0.0, 0
+        self.lines = [{"event": "header", "t": 0, "format": "mcp-traffic/1", "run_events": False}]
+        self.t, self.n = 0.0, 0
 
     def exchange(self, token, method, params, answer, status=200):
         self.n += 1
@@ -54,7 +55,8 @@ def _session(foreign_message=f"Task {TASK} not found", failed=None):
     end = _task("failed", **failed) if failed is not None else \
         _task("completed", result={"content": [], "isError": False})
     log.exchange("ta", "tasks/get", {"taskId": TASK}, {"result": {**end, "resultType": "complete"}})
-    log.exchange("ta", "tasks/get", {"taskId": "nope"}, {"error": {"code": -32602, "message": "Task nope not found"}}, 400)
+    log.exchange("ta", "tasks/get", {"taskId": "nope"}, {"error": {"code": -32602, "message": "Task nope not found"}},
+                 400)
     log.exchange("tm", "tasks/get", {"taskId": TASK}, {"error": {"code": -32602, "message": foreign_message}}, 400)
     return log.text()
 

@@ -10,7 +10,8 @@ from properties.requirements import REQUIREMENTS
 
 def profile_listing(name: str) -> dict:
     return {"profile": name, "what": PROFILE_DOCS[name],
-            "judged": [{"id": rid, "kind": REQUIREMENTS[rid][0], "source": REQUIREMENTS[rid][1]} for rid in judged(name)],
+            "judged": [{"id": rid, "kind": REQUIREMENTS[rid][0], "source": REQUIREMENTS[rid][1]}
+                       for rid in judged(name)],
             "out_of_scope": [{"id": rid, "why": why} for rid, why in out_of_scope(name).items()]}
 
 

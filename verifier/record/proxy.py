@@ -155,7 +155,8 @@ class Exchange:
         self.buffer += data.replace(b"\r\n", b"\n")
         while b"\n\n" in self.buffer:
             frame, self.buffer = self.buffer.split(b"\n\n", 1)
-            self._s2c(b"\n".join(line[5:].removeprefix(b" ") for line in frame.split(b"\n") if line.startswith(b"data:")))
+            data = [line[5:].removeprefix(b" ") for line in frame.split(b"\n") if line.startswith(b"data:")]
+            self._s2c(b"\n".join(data))
 
     def body_end(self) -> None:
         """The whole body has passed to the client: a JSON body is one message (read through its

@@ -71,7 +71,8 @@ def apply_profile(mapping: dict, name: str = "mapping") -> dict:
         subjects = set((mapping.get("tokens") or {}).values()) | {mapping[k] for k in TOKENLESS_SUBJECT if k in mapping}
         tenants = [tenant[s] for s in sorted(subjects)]
         if len(set(tenants)) != len(tenants):
-            raise LogError(f"{name}: mapping host.visibility creator: the Subjects {', '.join(sorted(subjects))} share a tenant; "
+            raise LogError(f"{name}: mapping host.visibility creator: the Subjects {', '.join(sorted(subjects))} "
+                           "share a tenant; "
                            "each principal of a creator-only host must map to a Subject of its own tenant "
                            "(alice and mallory)")
     if host.get("listen") is False:

@@ -131,7 +131,8 @@ class Matcher:
         self.table = load_all()
         self.internal = [n for n, a in self.table.items() if a.actor in INTERNAL_ACTORS
                          and (run_events or n not in SILENT)]
-        self.cands = [Cand(world, Bindings(mapping.get("tenants"), binding_of(mapping)), {}, {}, None, frozenset(), None)]
+        ids = Bindings(mapping.get("tenants"), binding_of(mapping))
+        self.cands = [Cand(world, ids, {}, {}, None, frozenset(), None)]
         self.conns: dict[str, Conn] = {}
         self.reqs: dict[tuple, str] = {}     # (conn, JSON-RPC id) -> model request id
         self.ignored: set = set()            # (conn, JSON-RPC id) of requests passed over

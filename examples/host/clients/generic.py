@@ -141,8 +141,9 @@ def leg_disconnect_after_create_keeps_task(c, tools, **_):
     assert poll(c, tid, lambda r: r["status"] in TERMINAL)["status"] == "completed"
 
 
-LEGS = [leg_slow_completes, leg_input_round, leg_two_questions_one_update, leg_blocking_input_round, leg_cancel_then_cancel_terminal, leg_tool_error_and_protocol_error,
-        leg_not_found_alike, leg_negotiation_and_headers, leg_disconnect_after_create_keeps_task]
+LEGS = [leg_slow_completes, leg_input_round, leg_two_questions_one_update, leg_blocking_input_round,
+        leg_cancel_then_cancel_terminal, leg_tool_error_and_protocol_error, leg_not_found_alike,
+        leg_negotiation_and_headers, leg_disconnect_after_create_keeps_task]
 
 
 def run(base: str, tokens: list[str], tools: dict | None = None, out=print) -> list[str]:
