@@ -41,6 +41,11 @@ class SearchProgress:
         self.variant = variant
         self.beat = Heartbeat()
 
+    def found(self, scope: str, verdicts) -> None:
+        """A scope's refutations, told as its search ends."""
+        for v in verdicts:
+            say(f"bfs {self.variant} at {scope}: {v.name} ({', '.join(v.ids)}) {v.verdict} in {len(v.trace)} steps")
+
     def __call__(self, s, queued: int) -> None:
         what = f" ({s.how})" if s.how else ""
         self.beat.beat(f"bfs {self.variant} at {s.scope.name}{what}: {s.generated} states generated, {s.distinct} "

@@ -43,6 +43,15 @@ def _judge(incremental: bool, variant, budget: float, por: bool = True):
         "without --budget build it)"))
 
 
+def _told(progress, result) -> None:
+    """A scope's refutations told as soon as its search ends (`progress.found`, where the progress has
+    it), not only in the table at the end of every search of the plan."""
+    found = getattr(progress, "found", None)
+    if found is not None:
+        s, verdicts, _ = result
+        found(s.scope.name, [v for v in verdicts if v.verdict == "refuted" and v.trace])
+
+
 def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progress=None, props=None,
             max_states=None, max_depth=None, shadow=False, incremental=False, por=True):
     """Exhaustive search of a variant (an Amendment subclass or None) at a scope, or at every scope of
@@ -59,8 +68,9 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
             results = [judge(variant, sc, ps, pool, symmetry, budget, max_states, max_depth, progress, shadow)]
             if por:
                 results[-1][0].por = "off: a search split across workers (--jobs) is not reduced"
+            _told(progress, results[-1])
     elif jobs > 1 and len(jobs_plan) > 1 and _picklable(variant):
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import ProcessPoolExecutor, as_completed
         until = started + budget
         with ProcessPoolExecutor(max_workers=min(jobs, len(jobs_plan))) as pool:
             # The composed scope's search, the longest, first, and host-small, which judges most
@@ -73,6 +83,8 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
             futs = {i: pool.submit(_search_job, variant, jobs_plan[i][0], [p.name for p in jobs_plan[i][1]],
                                    symmetry, until, max_states, max_depth, shadow, incremental, budget, por, told)
                     for i in order}
+            for fut in as_completed(futs.values()):
+                _told(progress, fut.result())
             results = [futs[i].result() for i in range(len(jobs_plan))]
     else:
         results = []
@@ -81,5 +93,6 @@ def run_bfs(variant=None, scope=None, symmetry=True, jobs=1, budget=60.0, progre
             left = max(0.0, started + budget - time.monotonic())
             results.append(_judge(incremental, variant, budget, por)(variant, sc, ps, symmetry, left, max_states,
                                                                      max_depth, progress, shadow))
+            _told(progress, results[-1])
     return result_of(variant, merge.joined(results), catalogue, budget, started,
                      work={"max_states": max_states, "max_depth": max_depth, "symmetry": symmetry, "por": por})
