@@ -571,9 +571,9 @@ def _declaring_call_answers(world, step, terminal: bool):
     return out
 
 
-# The run's status when the host answers, as the catalogue enumerates them: pending and cancelling,
-# the other statuses not terminal, are judged too but are no case of it.
-CRT1_CASES = ("running", "paused", "waiting-external", "waiting-approval or waiting-input")
+# The run's status when the host answers: the catalogue's four, and pending and cancelling, which its
+# sentence ("not terminal") names too (the reference host answers every tasked call while pending).
+CRT1_CASES = ("pending", "running", "paused", "waiting-external", "waiting-approval or waiting-input", "cancelling")
 
 
 def _crt1_case(status: str) -> str | None:

@@ -47,9 +47,14 @@ def test_faithful_log_conforms(start_host, validate, check_schema):
     assert out["matched"] == out["events"]
     verdicts = {p["id"]: p["verdict"] for p in out["properties"]}
     assert "refuted" not in verdicts.values()
-    # the legs reach the premises of the clauses they check
+    # the legs reach the premises of the clauses they check: each judged, and held, in some case of it
+    # (a case the legs never show, such as an answer while the run is paused, is unjudged, not held)
+    judged = {r["id"]: r for r in out["requirements"]}
     for rid in ("CRT-1", "ID-1", "ISO-1", "ISO-2", "UPD-1", "GET-1", "CNL-1", "OWN-2", "OWN-3", "NTF-1", "NTF-2"):
-        assert verdicts.get(rid) == "holds", (rid, verdicts.get(rid))
+        r = judged[rid]
+        assert r["verdict"] != "broken" and (r["verdict"] == "held" or
+                                            any(c["verdict"] == "held" for c in r["cases"])), (rid, r)
+    assert any(c["verdict"] == "unjudged" for c in judged["CRT-1"]["cases"])     # no paused run answered
 
 
 @pytest.mark.slow

@@ -302,12 +302,13 @@ def test_crt1_refuses_input_required_to_a_declaring_call():
 
 
 def _crt1_story(sc):
-    """Four declaring calls, each answered while its run is running, paused, waiting on an external
-    event, waiting for an approval."""
-    for before in ((), ("operator_pause", {}), ("run_interrupt", dict(kind="external-event")),
-                   ("run_interrupt", dict(kind="approval", form=True))):
+    """Six declaring calls, each answered while its run is pending, running, paused, waiting on an
+    external event, waiting for an approval, cancelling (alice's REST cancelRun)."""
+    for before in (None, (), ("operator_pause", {}), ("run_interrupt", dict(kind="external-event")),
+                   ("run_interrupt", dict(kind="approval", form=True)), ("rest_cancel", dict(subject="alice"))):
         q, run = sc.call()
-        sc.do("run_start", run=run)
+        if before is not None:
+            sc.do("run_start", run=run)
         if before:
             sc.do(before[0], run=run, **before[1])
         sc.do("answer", request=q)
