@@ -287,6 +287,49 @@ def _epilogue_writes(world, args) -> set:
 EPILOGUE = footprint(_epilogue_reads, _epilogue_writes, rules=PUBLISH_RULES)
 
 
+# ---- what a successor must own: the records a move may write ------------------------------------------
+def writes_of(world, action, args):
+    """The keys `action`'s move with `args` may write in `world` (with the epilogue's, which writes no
+    record), for a successor sharing every other record (`model.snapshot.successor`); None where the
+    move may write anything: no footprint, or a rule it or the epilogue calls overridden by the
+    world's rules."""
+    f = action.footprint
+    if f is None:
+        return None
+    over = _overridden(world)
+    if over and (over & f.rules or over & EPILOGUE.rules):
+        return None
+    return f.writes(world, args)
+
+
+def _overridden(world) -> frozenset:
+    """The rule markers the world's rules (and its harness's) override, computed once per class."""
+    h = world.harness
+    key = (type(world.rules), None if h is None else type(h.rules))
+    got = _OVERRIDES.get(key)
+    if got is None:
+        from .harness import HarnessRules
+        from .rules import Rules
+        got = _OVERRIDES[key] = frozenset(
+            [rule(n) for n in _differing(key[0], Rules)] +
+            ([harness_rule(n) for n in _differing(key[1], HarnessRules)] if key[1] is not None else []))
+    return got
+
+
+_OVERRIDES: dict = {}
+
+
+def _differing(cls, base) -> list[str]:
+    """The methods of `cls` that are not `base`'s own (a recording wrapper of a base method is its own)."""
+    import inspect
+    out = []
+    for n, f in inspect.getmembers(base, inspect.isfunction):
+        mine = getattr(cls, n, None)
+        if mine is not f and inspect.unwrap(mine) is not f:
+            out.append(n)
+    return out
+
+
 # ---- independence: what a partial-order reduction may reorder -----------------------------------------
 @dataclass(frozen=True)
 class Effect:

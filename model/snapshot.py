@@ -18,6 +18,7 @@ import hashlib
 import marshal
 import pickle
 import re
+from itertools import islice
 
 from .facts import Facts, monitor_key
 from .facts import copy_fact as _copy_fact
@@ -44,17 +45,22 @@ _copy_request = _copier(Request)
 _copy_rs = _copier(RequestState)
 
 
-def clone(world):
-    """An independent copy of `world` with an empty history (see the module's docstring)."""
+def clone(world, share: bool = False):
+    """An independent copy of `world` with an empty history (see the module's docstring). With
+    `share`, the copy's tables hold `world`'s very records (`successor`, which seals them first)."""
     new = object.__new__(type(world))
     new.params = world.params
     rules = world.rules
     new.rules = _copy_stateful(rules)
     new.clock = world.clock
-    new.runs = {k: _copy_run(v) for k, v in world.runs.items()}
-    new.interrupts = {k: _copy_interrupt(v) for k, v in world.interrupts.items()}
-    new.requests = {k: _copy_request(v) for k, v in world.requests.items()}
-    new.request_states = {k: _copy_rs(v) for k, v in world.request_states.items()}
+    if share:
+        new.runs, new.interrupts = dict(world.runs), dict(world.interrupts)
+        new.requests, new.request_states = dict(world.requests), dict(world.request_states)
+    else:
+        new.runs = {k: _COPY[type(v)](v) for k, v in world.runs.items()}
+        new.interrupts = {k: _COPY[type(v)](v) for k, v in world.interrupts.items()}
+        new.requests = {k: _COPY[type(v)](v) for k, v in world.requests.items()}
+        new.request_states = {k: _COPY[type(v)](v) for k, v in world.request_states.items()}
     new.stdio_open = set(world.stdio_open)
     new.notified = dict(world.notified)
     new.last_sent = dict(world.last_sent)
@@ -69,10 +75,114 @@ def clone(world):
     new._labels = world._labels          # ids never change meaning: the cache is shared
     new._memo = dict(world._memo)        # memo entries are keyed by what they read: safe to share
     for k, v in vars(world).items():     # attributes a variant's rules added to the world
-        if k not in new.__dict__ and not callable(v):   # not an engine's wrapper of apply or moves
+        if k not in new.__dict__ and k not in _SHARING and not callable(v):   # not an engine's wrapper of apply or moves
             new.__dict__[k] = _copy_fact(v)
     new.harness = None if world.harness is None else world.harness.clone(new)
     return new
+
+
+# ---- copy on write: a search's successor shares the records its move leaves alone ----------------
+class SharedRecordWrite(Exception):
+    """A move wrote a record its action's footprint does not say it writes, in a world sharing that
+    record with others (`successor`): a false declaration (`model.footprint`), raised, never a
+    silently changed state."""
+
+
+def _sealed_class(cls):
+    """A subclass of a record class whose every field write raises: a record shared between worlds
+    is put in it (`__class__` swapped, the same slots) and never changes again. `dataclasses.replace`
+    and `copy` of one make a plain record."""
+    def __new__(c, *args, **kw):
+        return cls(*args, **kw) if args or kw else object.__new__(cls)
+
+    def __setattr__(self, name, value):
+        raise SharedRecordWrite(f"{cls.__name__} {self!r:.80}: `{name}` written by a move whose footprint does not "
+                                f"say it writes it (model.footprint), while the record is shared with other states")
+    return type(cls.__name__, (cls,), {"__slots__": (), "__new__": __new__, "__setattr__": __setattr__,
+                                       "__module__": cls.__module__, "__qualname__": cls.__qualname__})
+
+
+_SEALED = {cls: _sealed_class(cls) for cls in (Run, Interrupt, Request, RequestState)}
+_COPY = {Run: _copy_run, Interrupt: _copy_interrupt, Request: _copy_request, RequestState: _copy_rs}
+_COPY.update({_SEALED[k]: f for k, f in _COPY.items()})
+# footprint key kind -> the world table of its records ("log": a run's log lives in its record)
+_TABLE_OF = {"run": "runs", "log": "runs", "interrupt": "interrupts", "request": "requests",
+             "request_state": "request_states"}
+_TABLES = ("runs", "interrupts", "requests", "request_states")
+_SHARING = ("_loose", "_sealed_at")      # a world's own bookkeeping of what it shares (`seal`)
+
+
+def seal(world) -> None:
+    """Make `world`'s records shareable: from now on a write to one raises (`SharedRecordWrite`). Only
+    the records it may hold unsealed are visited: those `successor` or `own` copied for it (`_loose`)
+    and those made since it was last sealed (past the tables' sizes then, `_sealed_at`), so that a
+    world of many records is sealed in the time of its few new ones."""
+    sealed = _SEALED
+    at = world.__dict__.get("_sealed_at")
+    for r in world.__dict__.get("_loose", ()):
+        s = sealed.get(type(r))
+        if s is not None:
+            r.__class__ = s
+    sizes = []
+    for k, name in enumerate(_TABLES):
+        table = getattr(world, name)
+        sizes.append(len(table))
+        records = table.values() if at is None else islice(table.values(), at[k], None)
+        for r in records:
+            s = sealed.get(type(r))
+            if s is not None:
+                r.__class__ = s
+    world._loose, world._sealed_at = [], tuple(sizes)
+
+
+def successor(world, writes):
+    """`clone(world)`, but sharing every record the move about to be taken leaves alone: `writes`, the
+    footprint keys it may write (`model.footprint`: ("run", id), ("request", ANY), EVERYTHING, ...),
+    or None for every record. `world` is sealed first (`seal`): it must not change afterwards, and a
+    write to a shared record raises rather than change both worlds. The records the move may write
+    are the successor's own copies."""
+    seal(world)
+    new = clone(world, share=True)
+    new._loose, new._sealed_at = [], world._sealed_at
+    return own(new, writes)
+
+
+def own(world, writes):
+    """`world`, its shared records the move about to be taken may write (`writes`, as `successor`'s;
+    None: every record) replaced by copies of its own: a world stepped in place after others were
+    made from it."""
+    if writes is None or any(k[0] == "*" for k in writes):
+        for name in _TABLES:
+            table = getattr(world, name)
+            for i, r in table.items():
+                _owned(world, table, i, r)
+        return world
+    for k in writes:
+        name = _TABLE_OF.get(k[0])
+        if name is None:
+            continue
+        table = getattr(world, name)
+        if k[1] == "*":
+            for i, r in table.items():
+                _owned(world, table, i, r)
+        else:
+            r = table.get(k[1])
+            if r is not None:
+                _owned(world, table, k[1], r)
+    return world
+
+
+def _owned(world, table, key, r) -> None:
+    """`table[key]` (the record `r`) a copy of world's own, if `r` is sealed."""
+    if type(r) is not _BASE[type(r)]:
+        r = table[key] = _COPY[type(r)](r)
+        loose = world.__dict__.get("_loose")
+        if loose is not None:
+            loose.append(r)
+
+
+_BASE = {cls: cls for cls in _SEALED}
+_BASE.update({s: cls for cls, s in _SEALED.items()})
 
 
 def _copy_stateful(obj):
@@ -213,6 +323,7 @@ def forget_texts(pieces: bool = True) -> None:
     _TEXTS.clear()
     _TEXT_DIGESTS.clear()
     _FROZEN.clear()
+    _FORMS.clear()
     if pieces:
         _PIECES.clear()
 
@@ -222,6 +333,24 @@ _run_fields = _getter(Run, _RUN_SKIP, log=True)
 _interrupt_fields = _getter(Interrupt)
 _request_fields = _getter(Request, texts=True)
 _rs_fields = _getter(RequestState)
+
+
+def _sealed_forms(getter):
+    """`getter` for the fingerprint (`text` = `_text_digest`), each sealed record's form made once:
+    a sealed record never changes (`seal`), and a world of many records shares most of them."""
+    def get(o, text):
+        if type(o) in _BASE_OF_SEALED:
+            got = _FORMS.get(id(o))
+            if got is None or got[0] is not o:
+                got = _FORMS[id(o)] = (o, getter(o, text))
+            return got[1]
+        return getter(o, text)
+    return get
+
+
+_FORMS: dict[int, tuple] = {}          # id -> (sealed record, its fingerprint form), kept with the record
+_BASE_OF_SEALED = frozenset(_SEALED.values())
+_FORMED = tuple(map(_sealed_forms, (_run_fields, _interrupt_fields, _request_fields, _rs_fields)))
 
 
 def state_tuple(world, facts: bool = True, text=_text) -> tuple:
@@ -234,11 +363,13 @@ def state_tuple(world, facts: bool = True, text=_text) -> tuple:
         tuple((k, freeze(v)) for k, v in sorted(f.items(), key=_first) if monitor_key(k))
     extra = tuple((k, freeze(v)) for k, v in vars(world).items() if k not in WORLD_FIELDS and not callable(v))
     rules = getattr(world.rules, "__dict__", None)
+    runs, interrupts, requests, states = _FORMED if text is _text_digest else (
+        _run_fields, _interrupt_fields, _request_fields, _rs_fields)
     return (world.serial, world.clock, world.effects,
-            tuple([_run_fields(r, text) for r in world.runs.values()]),
-            tuple([_interrupt_fields(i, text) for i in world.interrupts.values()]),
-            tuple([_request_fields(q, text) for q in world.requests.values()]),
-            tuple([_rs_fields(s, text) for s in world.request_states.values()]),
+            tuple([runs(r, text) for r in world.runs.values()]),
+            tuple([interrupts(i, text) for i in world.interrupts.values()]),
+            tuple([requests(q, text) for q in world.requests.values()]),
+            tuple([states(s, text) for s in world.request_states.values()]),
             tuple(sorted(world.stdio_open)), tuple(world.notified.items()), tuple(world.last_sent.items()),
             facts, extra, freeze(rules) if rules else (),
             () if world.harness is None else world.harness.state_tuple())
@@ -250,7 +381,7 @@ def _first(kv):
 
 WORLD_FIELDS = {"params", "rules", "clock", "runs", "interrupts", "requests", "request_states", "stdio_open",
                  "notified", "last_sent", "listens", "effects", "serial", "history", "depth", "step", "facts", "_labels", "_memo",
-                 "harness"}
+                 "harness", *_SHARING}
 
 
 def freeze(v):

@@ -32,7 +32,8 @@ from itertools import islice
 
 from model.actions import load_all
 from model.lifecycle import TERMINAL
-from model.snapshot import clone, fingerprint, state_tuple
+from model.footprint import writes_of
+from model.snapshot import fingerprint, own, state_tuple, successor
 from properties.base import guard_facets
 
 from verifier.validate.binding import binding_of
@@ -147,7 +148,10 @@ class Matcher:
         the action's arguments."""
         if self.max_steps is not None and self.steps >= self.max_steps:
             raise Stop("undetermined", f"the work budget of {self.max_steps} model steps was spent")
-        w = cand.world if in_place else clone(cand.world)
+        # the records the step may write are the new world's own, the others shared (copying every
+        # record the session ever made at every step made validation quadratic in the log's length)
+        writes = writes_of(cand.world, load_all()[name], args)
+        w = own(cand.world, writes) if in_place else successor(cand.world, writes)
         step = send(w, name, args, sent)
         self.steps += 1
         origin = (cand.world, name, args, sent) if self.keep and not in_place else None
@@ -454,15 +458,21 @@ def _key(c: Cand) -> tuple:
 
 @contextmanager
 def _masking(closed):
-    """The closed interrupts' kind and approvers masked while the state is read, restored after."""
+    """The closed interrupts' kind and approvers masked while the state is read, restored after (a
+    record shared with other worlds too: `object.__setattr__` passes its seal, `model.snapshot.seal`)."""
     kept = [(i, i.kind, i.approvers, i.label) for i in closed]
     for i in closed:
-        i.kind, i.approvers, i.label = "closed", None, ""
+        _set(i, "closed", None, "")
     try:
         yield
     finally:
         for i, kind, approvers, label in kept:
-            i.kind, i.approvers, i.label = kind, approvers, label
+            _set(i, kind, approvers, label)
+
+
+def _set(i, kind, approvers, label) -> None:
+    for field, value in (("kind", kind), ("approvers", approvers), ("label", label)):
+        object.__setattr__(i, field, value)
 
 
 def _plain(text: str) -> str:
