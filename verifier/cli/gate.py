@@ -262,7 +262,8 @@ def _explore_local(pool, order: list, specs: dict, mine: dict, graphs: dict, job
                 built.add(builds[f])
         done = sum(f.done() for f in futures.values())
         at_work = [n for n, f in futures.items() if f in running] + [
-            f"the baseline's graph at {graphs[k][0].name}" for f, k in builds.items() if f in running]
+            f"the baseline's graph at {getattr(graphs[k][0], 'name', graphs[k][0])}" for f, k in builds.items()
+            if f in running]
         beat.beat(f"gate: {done} of {len(order)} variants done" +
                   (f", {len(built)} of {len(graphs)} stored graphs built" if graphs else "") +
                   (f"; at work: {', '.join(at_work)}" if at_work else ""))

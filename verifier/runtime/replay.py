@@ -125,11 +125,14 @@ def shrink(make_world, moves, created, props, target: str, rounds: int = 6):
 
 
 def fault_of_moves(make_world, moves, catalogue) -> Fault | None:
-    """The fault replaying `moves` meets, if any (a violation or a divergence first is none)."""
+    """The fault replaying `moves` meets, if any (a violation or a divergence first is none, and so
+    is the command's cap passing in the replay: the fault then stands as it was found)."""
     try:
         out = run_trace(make_world, moves, catalogue, None)
     except ModelFault as e:
         return e.fault
+    except CapReached:
+        return None
     return getattr(out.world, "last_fault", None) if out.violation is None else None
 
 
@@ -144,10 +147,7 @@ def shrink_fault(make_world, fault: Fault, catalogue, deadline: float | None) ->
             if deadline is not None and time.monotonic() > deadline:
                 return best_fault
             cand = best[:i] + best[i + chunk:]
-            try:
-                got = fault_of_moves(make_world, cand, catalogue) if cand else None
-            except CapReached:               # the command's cap passed in a replay: the shortest so far
-                return best_fault
+            got = fault_of_moves(make_world, cand, catalogue) if cand else None
             if got is not None and got.signature() == fault.signature() and len(got.history) < len(best):
                 best, best_fault = list(got.history), got
             else:
