@@ -144,8 +144,9 @@ def _as_file(variant, folder: Path) -> str:
     """A built-in variant written as an author's amendment file (its module, imports made absolute, its
     name suffixed): `FILE.py:Class`."""
     source = Path(inspect.getsourcefile(variant)).read_text()
-    source = source.replace("from ..", "from model.").replace("from . import", "from model.variants import")
-    source = source.replace("from .", "from model.variants.")
+    for relative, absolute in (("from .. import", "from model import"), ("from ..", "from model."),
+                               ("from . import", "from model.variants import"), ("from .", "from model.variants.")):
+        source = source.replace(relative, absolute)
     # a file may not take a built-in's name
     source = source.replace(f'name = "{variant.name}"', f'name = "{variant.name}{AS_FILE}"', 1)
     path = folder / f"{variant.__module__.rsplit('.', 1)[-1]}.py"
