@@ -52,8 +52,9 @@ def new_request(world, client: str, server: str, transport: str, method: str, *,
     qid = f"r{len(world.requests) + 1}"
     subject = subject or world.params.client_subject(client).name
     elicit = subject != "carol"          # carol's client does not declare elicitation
-    # mallory's client declares it bare (`elicitation: {}`): form mode, implicitly (PRJ-4)
-    meta = wire.client_meta(declares_tasks, elicit, () if subject == "mallory" else wire.ELICITATION_MODES)
+    # mallory's client (by default) declares it bare (`elicitation: {}`): form mode, implicitly (PRJ-4)
+    bare = subject in world.params.elicitation_bare
+    meta = wire.client_meta(declares_tasks, elicit, () if bare else wire.ELICITATION_MODES)
     p = params or {}
     if method == "tools/call":
         msg = wire.tools_call_request(qid, p.get("tool", "flow"), p.get("arguments", {"n": 1}), meta,
@@ -452,7 +453,29 @@ def _update_extra(world, server, ref):
     return [dict(key=k, response=r) for k in keys for r in RESPONSES]
 
 
-@action("client", lambda w: _task_moves(w, _update_extra), _say_task("tasks/update"), footprint=_sends())
+def _answer_again_moves(world) -> list[dict]:
+    """With `Params.answer_again`, past the request budget (within the retry reserve), each run owner's
+    tasks/update answering again an interrupt an answer already resolved: a message tasks_update sends
+    within it. An interrupt never reopens, so only the budget takes such a move back (`_send_enables`)."""
+    if not world.params.answer_again:
+        return []
+    out = []
+    for i in world.interrupts.values():
+        run = world.runs[i.run]
+        c = _owner_client(world, run)
+        if i.open or i.kind == "external-event" or c is None or may_send(world, 0, c) \
+                or not may_send(world, world.params.retry_reserve, c):
+            continue
+        out.append(dict(client=c, server=run.server, ref=world.rules.task_id(world, run), transport="http",
+                        declare=True, header_ok=True, key=i.id, response="accept"))
+    return out
+
+
+def _update_moves(world):
+    return Union([_task_moves(world, _update_extra), _answer_again_moves(world)])
+
+
+@action("client", _update_moves, _say_task("tasks/update"), footprint=_sends())
 def tasks_update(world, client, server, ref, transport, declare, header_ok, key, response):
     """tasks/update: answer one inputRequests key (resolveInterruptByRun)."""
     content = {"action": response, **({"content": {"approved": True}} if response == "accept" else {})}

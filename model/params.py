@@ -74,10 +74,21 @@ class Params:
     # Requests beyond max_requests the focus reads may still use (model.clients: a run waiting on an
     # external event, a task near its createdAt + ttlMs, moments that come after the budget is spent).
     focus_reserve: int = 4
+    # UPD-1: past max_requests, within retry_reserve (a client sending an answer again, as it retries), a
+    # run owner's tasks/update also answers again an interrupt an answer already resolved (the at-most-once
+    # race, deep in a behaviour). Off unless a scope turns it on (the Z3 encoding's tasks/update stays
+    # within max_requests).
+    answer_again: bool = False
     max_interrupts: int | None = None   # interrupts over all runs (None: max_runs)
     max_pauses: int | None = None       # operator pauses over all runs (None: unbounded)
     max_children: int | None = None     # child runs the host starts, over all runs (None: up to max_runs)
     rest_subjects: tuple[str, ...] | None = None   # Subjects that act over REST (None: every Subject)
+    # The answers a REST resolveInterruptByRun gives: it takes tasks/update's (map mcp.tasks), but cancel only
+    # where a scope says so, as the Z3 encoding's REST resolve takes accept and decline alone.
+    rest_answers: tuple[str, ...] = ("accept", "decline")
+    # PRJ-4: the Subjects whose clients declare elicitation bare (`elicitation: {}`, form mode implicitly);
+    # carol's declares none, every other client form and url.
+    elicitation_bare: tuple[str, ...] = ("mallory",)
     stdio: bool = True        # plain clients also reach each server over stdio (besides streamable HTTP)
     http_disconnects: bool = True   # HTTP connections drop (a request's, a listen stream's); False: never
     # A request other than tools/call (tasks/*, subscriptions/listen, server/discover, a removed

@@ -56,7 +56,7 @@ def _resolve_moves(world):
             if i.kind != "external-event" and not world.runs[i.run].purged
             and (i.open or i.id == world.runs[i.run].interrupts[-1] and not any(
                 e["type"] == "interrupt.resolved" and e.get("via") == "rest" for e in world.runs[i.run].log))
-            for s in world.params.rest_callers() for resp in ("accept", "decline")]
+            for s in world.params.rest_callers() for resp in world.params.rest_answers]
 
 
 @action("rest", _resolve_moves, lambda w, a: f"{a['subject']} resolves {w.label(a['interrupt'])} over REST ({a['response']})",
