@@ -511,7 +511,29 @@ def _two_key_moves(world):
     return out
 
 
-@action("client", _two_key_moves, footprint=_sends(enables=None), say=lambda w, a: (
+def _answer_all_moves(world) -> list[dict]:
+    """With `Params.answer_all`, past the request budget (within the retry reserve), each run owner's
+    tasks/update answering both open input requests of a run that has two at once (tasks_update_two's
+    message): the task then changes twice in one step (NTF-4)."""
+    if not world.params.answer_all:
+        return []
+    out = []
+    for run in world.runs.values():
+        keys = [i.id for i in run.open_interrupts(world) if i.kind != "external-event"]
+        c = _owner_client(world, run)
+        if len(keys) != 2 or run.purged or c is None or may_send(world, 0, c) \
+                or not may_send(world, world.params.retry_reserve, c):
+            continue
+        out.append(dict(client=c, server=run.server, ref=world.rules.task_id(world, run), key=keys[0], also=keys[1],
+                        response="accept"))
+    return out
+
+
+def _several_key_moves(world):
+    return _two_key_moves(world) + _answer_all_moves(world)
+
+
+@action("client", _several_key_moves, footprint=_sends(enables=None), say=lambda w, a: (
     f"client {a['client']} sends tasks/update {w.last_request()} for {w.label(a['ref'])} answering "
     f"{w.label(a['key'])}{', ' + w.label(a['third']) if 'third' in a else ''} and {w.label(a['also'])} "
     f"with {a['response']}"))

@@ -74,6 +74,10 @@ class Params:
     # Requests beyond max_requests the focus reads may still use (model.clients: a run waiting on an
     # external event, a task near its createdAt + ttlMs, moments that come after the budget is spent).
     focus_reserve: int = 4
+    # NTF-4: past max_requests, within retry_reserve (a client answering input, as an MRTR retry does), a
+    # run owner's tasks/update answers at once both open input requests of a run that has two (the task
+    # then changes twice in one step). Off unless a scope turns it on.
+    answer_all: bool = False
     # UPD-1: past max_requests, within retry_reserve (a client sending an answer again, as it retries), a
     # run owner's tasks/update also answers again an interrupt an answer already resolved (the at-most-once
     # race, deep in a behaviour). Off unless a scope turns it on (the Z3 encoding's tasks/update stays
