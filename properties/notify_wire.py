@@ -116,17 +116,44 @@ def _torn_down_listens(world, step) -> list:
             and step.pre_phase.get(q.id) in OPEN and q.phase not in OPEN]
 
 
-def _ntf1_premise(world, step) -> bool:
-    if _host_cancelled(world, step) or _torn_down_listens(world, step):
-        return True
-    return any(world.runs[rid].status in ("cancelling", "cancelled") for rid in seen(world, step).changed)
+# How a run's cancel was accepted, by the cause `Rules.cancel_run` logs: its requirement's words.
+CANCEL_CAUSES = {"tasks/cancel": "tasks/cancel", "rest": "REST", "request": "its owner's cancellation",
+                 "parent": "a cascade"}
+
+
+def cancel_cause(run) -> str | None:
+    """How the run's latest accepted cancel came (`CANCEL_CAUSES`), from its log; None: no cancel, or
+    a cause the model's rules never log (an amendment's own)."""
+    for e in reversed(run.log):
+        if e.get("type") == "run.cancelling":
+            return CANCEL_CAUSES.get(str(e.get("cause", "")).split(":", 1)[0])
+    return None
+
+
+NTF1_CASES = (*(f"run cancelled by {how}" for how in CANCEL_CAUSES.values()), "listen stream ended")
+
+
+def _ended_listens(world, step) -> bool:
+    """A listen stream that was open before the step is not after it (torn down, or dropped)."""
+    return any(q.phase != "streaming" and step.pre_phase.get(q.id) == "streaming"
+               for q in map(world.requests.get, world.listens) if q is not None)
+
+
+def _ntf1_premise(world, step) -> tuple:
+    """The moments a host might send notifications/cancelled: a run's cancel accepted or finished (by
+    its cause), and a listen stream ending."""
+    out = [f"run cancelled by {how}" for rid in seen(world, step).changed
+           if world.runs[rid].status in ("cancelling", "cancelled") and (how := cancel_cause(world.runs[rid]))]
+    if _ended_listens(world, step):
+        out.append("listen stream ended")
+    return tuple(dict.fromkeys(out))
 
 
 @prop("server-cancelled-only-ends-listen", "NTF-1", "step", "RFC §G.14, core §Cancellation",
       "the host sends notifications/cancelled only to end a subscriptions/listen stream (naming that listen "
       "request, on its stream, which it ends), and a listen stream it tears down ends with one; never to "
       "report that a run or task was cancelled",
-      premise=_ntf1_premise, reads=("emitted", "phase", "status"))
+      premise=_ntf1_premise, reads=("emitted", "phase", "status"), cases=NTF1_CASES)
 def server_cancelled_only_ends_listen(world, step):
     for key, msg in _host_cancelled(world, step):
         rid = (msg.get("params") or {}).get("requestId")
@@ -167,14 +194,36 @@ def _answers_on_cancelled(world, step):
             if q.method == "tools/call" and q.run is not None and world.runs[q.run].status == "cancelled"]
 
 
-def _ntf2_premise(world, step) -> bool:
-    return bool(step.cancelled) or bool(_answers_on_cancelled(world, step)) or bool(_open_calls_on_cancelled(world))
+NTF2_BY = ("REST", "tasks/cancel", "a cascade")
+NTF2_CASES = (*(f"blocking call's run cancelled by {how}" for how in NTF2_BY), "the call itself cancelled",
+              "a cancelled task read")
+
+
+def _blocking(world, q) -> bool:
+    """q continues a blocking call's run (the call itself, or an MRTR retry of it)."""
+    return q is not None and q.method == "tools/call" and q.run is not None \
+        and world.runs[q.run].started_by == "blocking-call"
+
+
+def _ntf2_premise(world, step) -> tuple:
+    """A blocking call open (or answered now) while its run reads cancelled, by the cancel's cause (its
+    own cancellation is the last case: it is no longer open); a blocking call its client cancelled; a
+    view of a cancelled task."""
+    calls = [*_open_calls_on_cancelled(world), *(q for q, _ in _answers_on_cancelled(world, step))]
+    out = [f"blocking call's run cancelled by {how}" for q in calls if _blocking(world, q)
+           and (how := cancel_cause(world.runs[q.run])) in NTF2_BY]
+    if any(_blocking(world, world.requests.get(qid)) for qid in _cancelled_ids(step)):
+        out.append("the call itself cancelled")
+    if any((run := named_run(world, view.get("taskId"))) is not None and run.status == "cancelled"
+           for _, _, view in seen(world, step).views):
+        out.append("a cancelled task read")
+    return tuple(dict.fromkeys(out))
 
 
 @prop("cancelled-blocking-call-answered-error", "NTF-2", "step", "RFC §G.14, core §Cancellation",
       "a tools/call whose run is cancelled is answered CallToolResult {isError: true}, and that answer is enabled "
       "while the call is open; a request its client cancelled gets no message at all; a cancelled task reads "
-      "cancelled", premise=_ntf2_premise)
+      "cancelled", premise=_ntf2_premise, cases=NTF2_CASES)
 def cancelled_blocking_call_answered_error(world, step):
     for q, msg in _answers_on_cancelled(world, step):
         res = msg.get("result") or {}
@@ -284,11 +333,32 @@ def _said(world, shown) -> str:
     return f"{status} {sorted(world.label(k) for k in keys)}" if keys else status
 
 
+NTF4_CASES = ("status change", "input-requests change, status unchanged", "two changes between two notifications")
+
+
+def _changes(world, step, run, before, after) -> int:
+    """How often the task's view changed within the step, event by event of its log: its open input
+    requests after each event, its status as it was until the step's last event and then as it is."""
+    mine = [e["seq"] for r, e in step.events if r == run.id]
+    views = [before, *(_shown(step.pre_status[run.id], open_interrupts(world, run, seq + 1)) for seq in mine[:-1]),
+             after]
+    return sum(a != b for a, b in zip(views, views[1:]))
+
+
+def _ntf4_premise(world, step) -> tuple:
+    out = []
+    for _, run, before, after in _owed(world, step):
+        out.append("status change" if before[0] != after[0] else "input-requests change, status unchanged")
+        if _changes(world, step, run, before, after) > 1:
+            out.append("two changes between two notifications")
+    return tuple(dict.fromkeys(out))
+
+
 @prop("listen-sent-every-change", "NTF-4", "step", "ext-tasks §Task Status Notifications",
       "a subscriptions/listen stream that acknowledged a task its caller can read is sent a notifications/tasks "
       "for it at every change of its status or input requests while the stream is open (the host publishes after "
       "every step), none withheld but input in a mode the caller did not declare (PRJ-4)",
-      premise=lambda world, step: bool(_owed(world, step)), reads=("status", "events"))
+      premise=_ntf4_premise, reads=("status", "events"), cases=NTF4_CASES)
 def listen_sent_every_change(world, step):
     owed = _owed(world, step)
     if not owed:
@@ -587,10 +657,33 @@ def _not_found_status(world, q) -> int:
     return world.rules.http_status(world, probe, world.rules.not_found(world, probe, "unknown"))
 
 
+UNREADABLE_NOT_FOUND = f"unreadable task's {wire.INVALID_PARAMS}"
+WIRE5_CASES = (str(wire.MISSING_CAPABILITY), str(wire.HEADER_MISMATCH), str(wire.METHOD_NOT_FOUND),
+               UNREADABLE_NOT_FOUND)
+
+
+def _wire5_case(world, q, msg) -> str | None:
+    """Which of the sentence's answers this is: a code with a fixed status, or a tasks/* -32602 naming a
+    task that exists but the caller cannot read (another tenant's, purged, no runs:read); None: another
+    (a never-issued id's -32602 is the one compared with)."""
+    code = error_code(msg)
+    if code in HTTP_STATUS:
+        return str(code)
+    if code == wire.INVALID_PARAMS and q.method in TASKS_METHODS:
+        run = named_run(world, task_ref(q))
+        if run is not None and not can_get_run(world, q.subject, run, q.server):
+            return UNREADABLE_NOT_FOUND
+    return None
+
+
+def _wire5_premise(world, step) -> tuple:
+    return tuple(dict.fromkeys(c for q, msg in _http_errors(world, step) if (c := _wire5_case(world, q, msg))))
+
+
 @prop("http-status-agrees", "WIRE-5", "step", "core §Streamable HTTP, §Errors",
       "on streamable HTTP the HTTP status agrees with the JSON-RPC answer: -32021 and -32020 with 400, -32601 "
       "with 404, and an unreadable task's -32602 with exactly the status of a nonexistent one's",
-      premise=lambda world, step: bool(_http_errors(world, step)), reads=("emitted",))
+      premise=_wire5_premise, reads=("emitted",), cases=WIRE5_CASES)
 def http_status_agrees(world, step):
     for q, msg in _http_errors(world, step):
         code = error_code(msg)
@@ -601,3 +694,30 @@ def http_status_agrees(world, step):
             return (f"{q.method} {q.id} was answered error {code} with HTTP {q.http_status}, not {want}"
                     + (" (the status of a nonexistent task's -32602)" if code == wire.INVALID_PARAMS else ""))
     return None
+
+
+# =============================================================================================
+# scenario stories
+# =============================================================================================
+# Directed drivers an engine replays as its first examples (`verifier.engines.random.explore`). A task
+# changing twice in one step needs a listen stream open on a run with two open input requests and a
+# tasks/update answering both: random steps all but never send that update at that moment.
+def _clarification(world):
+    return dict(run=list(world.runs)[0], kind="clarification", form=True)
+
+
+def _answer_both(world):
+    run = world.runs[list(world.runs)[0]]
+    first, second = run.interrupts[:2]
+    return dict(client="C1", server=run.server, ref=world.rules.task_id(world, run), key=first, also=second,
+                response="accept")
+
+
+STORIES = {
+    "listen-sees-both-inputs-answered": [
+        ("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow")),   # alice: run1
+        ("listen", dict(client="C1", server="S1", declare=True)),                 # acknowledges run1
+        ("run_start", lambda w: dict(run=list(w.runs)[0])),
+        ("run_interrupt", _clarification), ("run_interrupt", _clarification),    # a second node asks too
+        ("tasks_update_two", _answer_both)],                                      # both answered: it resumes
+}

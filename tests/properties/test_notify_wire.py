@@ -9,6 +9,8 @@ import model.host  # noqa: F401
 import model.network  # noqa: F401
 import model.rest  # noqa: F401
 from model import wire
+from model.amend import load_file
+from model.clients import FABRICATED
 from model.params import Params
 from model.rules import Rules
 from model.variants import builtins
@@ -19,14 +21,15 @@ _spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_n
 scenario = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(scenario)
 
+TESTS = Path(__file__).resolve().parents[1]
 MODULE = notify_wire.__name__.rsplit(".", 1)[-1]
 NAMES = [p.name for p in CATALOGUE.values() if p.area == MODULE]
 ROOMY = Params(max_requests=30)
 NTF1, NTF2, NTF3, NTF4 = ("server-cancelled-only-ends-listen", "cancelled-blocking-call-answered-error",
                           "notification-equals-get", "listen-sent-every-change")
 SEC1, SEC2 = "status-message-content-free", "input-content-grants-nothing"
-WIRE1, WIRE2, WIRE3, WIRE4 = ("result-type-discipline", "flat-create-empty-acks", "only-tools-call-tasked",
-                              "mcp-name-must-match")
+WIRE1, WIRE2, WIRE3, WIRE4, WIRE5 = ("result-type-discipline", "flat-create-empty-acks", "only-tools-call-tasked",
+                                     "mcp-name-must-match", "http-status-agrees")
 
 
 # ---- scenario helper ---------------------------------------------------------------------------
@@ -153,6 +156,47 @@ def test_ntf1_refuses_notifications_cancelled_for_a_cancelled_run():
     assert f"tools/call {q}" in msg and sc.world.label(run) in msg and "cancelling" in msg
 
 
+def test_ntf1_premise_names_how_each_run_was_cancelled_and_a_listen_ending():
+    sc = Scenario()
+    q, run = sc.call()
+    sc.task("tasks_cancel", run)                                # accepted: run1 cancelling
+    sc.do("run_finish_cancel", run=run)                         # and cancelled: the same cause
+    assert sc.reached(NTF1) == {"run cancelled by tasks/cancel"} and sc.fired[NTF1] == 2
+    q2, run2 = sc.call(declare=False)
+    sc.do("rest_cancel", subject="alice", run=run2)
+    q3, run3 = sc.call(declare=False)
+    sc.do("run_start", run=run3)
+    sc.do("run_spawn", run=run3)
+    sc.do("disconnect", request=q3)                             # its owner gone: run3, and its child by cascade
+    sc.do("listen", client="C1", server="S1", declare=True)
+    sc.do("end_listen", request=sc.last())
+    assert sc.cases(NTF1) == {"run cancelled by tasks/cancel": 2, "run cancelled by REST": 1,
+                              "run cancelled by its owner's cancellation": 1, "run cancelled by a cascade": 1,
+                              "listen stream ended": 1}
+    assert NTF1 not in sc.violations
+
+
+class CancelsUnderAnotherCause(Rules):
+    """A cancel logged under a cause no door of the model logs: the premise does not guess its case."""
+
+    def cancel_run(self, world, run, reason, cause):
+        return super().cancel_run(world, run, reason, "operator:console")
+
+
+def test_ntf1_premise_reaches_no_case_for_a_cause_it_cannot_name():
+    sc = Scenario(CancelsUnderAnotherCause())
+    q, run = sc.call()
+    sc.task("tasks_cancel", run)
+    assert sc.world.runs[run].status == "cancelling" and sc.reached(NTF1) == set()
+
+
+def test_ntf1_is_refuted_at_the_step_that_reached_its_rest_case():
+    sc = Scenario(NotifyCancelledOnRunCancel())
+    q, run = sc.call(declare=False)
+    sc.do("rest_cancel", subject="alice", run=run)
+    assert sc.cases(NTF1)["run cancelled by REST"] == 1 and len(sc.violations[NTF1]) == 1
+
+
 # ---- NTF-2 ---------------------------------------------------------------------------------------
 def test_ntf2_holds_on_baseline():
     sc = Scenario()
@@ -187,6 +231,35 @@ def test_ntf2_refuses_holding_a_call_whose_run_was_cancelled():
     q, run = blocking_call_cancelled_by_operator(sc)
     msg = sc.violations[NTF2][0]
     assert q in msg and "no answer" in msg and sc.world.label(run) in msg
+
+
+def test_ntf2_premise_names_what_cancelled_a_blocking_calls_run_and_a_cancelled_task_read():
+    sc = Scenario()
+    q, run = blocking_call_cancelled_by_operator(sc)           # open on a cancelled run
+    sc.do("answer", request=q)                                  # and answered
+    assert sc.cases(NTF2)["blocking call's run cancelled by REST"] == 2
+    q2, run2 = sc.call(declare=False)
+    sc.task("tasks_cancel", run2)                               # alice cancels her open call's run
+    sc.do("run_finish_cancel", run=run2)
+    sc.do("answer", request=q2)                                 # reached while open, and at its answer
+    q3, run3 = sc.call(declare=False)
+    sc.do("disconnect", request=q3)                             # the call itself cancelled
+    sc.task("tasks_get", run2)                                  # a view of a cancelled task
+    q4, run4 = sc.call()                                        # a tasked call's run: no blocking call
+    sc.task("tasks_cancel", run4)
+    sc.do("run_finish_cancel", run=run4)
+    assert sc.cases(NTF2) == {"blocking call's run cancelled by REST": 2,
+                              "blocking call's run cancelled by tasks/cancel": 2,
+                              "blocking call's run cancelled by a cascade": 0, "the call itself cancelled": 1,
+                              "a cancelled task read": 1}
+    assert NTF2 not in sc.violations
+
+
+def test_ntf2_is_refuted_at_the_answer_its_rest_case_reached():
+    sc = Scenario(BlockingCancelWithoutError())
+    q, run = blocking_call_cancelled_by_operator(sc)
+    sc.do("answer", request=q)
+    assert sc.cases(NTF2)["blocking call's run cancelled by REST"] == 2 and len(sc.violations[NTF2]) == 1
 
 
 # ---- NTF-3 ---------------------------------------------------------------------------------------
@@ -237,6 +310,37 @@ def test_ntf4_refuses_a_stream_sent_only_the_first_change():
     sc.do("run_interrupt", run=run, kind="approval", form=True)
     (msg,) = sc.violations[NTF4]
     assert listen in msg and sc.world.label(run) in msg and "working -> input_required ['i1']" in msg
+
+
+def test_ntf4_premise_names_a_status_change_an_input_requests_change_and_two_changes_in_one_step():
+    sc = Scenario()
+    q, run = sc.call()
+    sc.do("listen", client="C1", server="S1", declare=True)
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="clarification", form=True)
+    assert sc.reached(NTF4) == {"status change"}
+    sc.do("run_interrupt", run=run, kind="clarification", form=True)
+    assert sc.reached(NTF4) == {"status change", "input-requests change, status unchanged"}
+    i1, i2 = sc.world.runs[run].interrupts
+    sc.do("tasks_update_two", client="C1", ref=sc.task_id(run), key=i1, also=i2, response="accept")
+    assert sc.cases(NTF4) == {"status change": 2, "input-requests change, status unchanged": 1,
+                              "two changes between two notifications": 1}
+    assert NTF4 not in sc.violations
+
+
+def test_ntf4_is_refuted_where_only_the_input_requests_change():
+    """The amendment of issue 52 that publishes status changes only: refuted at the second interrupt."""
+    sc = Scenario(load_file(str(TESTS / "listen_status_changes_only.py"))())
+    q, run = sc.call()
+    sc.do("listen", client="C1", server="S1", declare=True)
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    assert NTF4 not in sc.violations and sc.reached(NTF4) == {"status change"}
+    sc.do("run_interrupt", run=run, kind="approval", form=True)
+    (msg,) = sc.violations[NTF4]
+    assert "input_required ['i1'] -> input_required ['i1', 'i2']" in msg
+    assert sc.reached(NTF4) == {"status change", "input-requests change, status unchanged"}
+    assert NTF3 not in sc.violations
 
 
 # ---- SEC-1 ---------------------------------------------------------------------------------------
@@ -380,6 +484,32 @@ def test_wire4_refuses_an_unchecked_mcp_name():
     r = sc.task("tasks_cancel", run, header_ok=False)
     (msg,) = sc.violations[WIRE4]
     assert r in msg and "alice" in msg and "x'" in msg and "not -32020" in msg
+
+
+# ---- WIRE-5 ---------------------------------------------------------------------------------------
+def test_wire5_premise_names_each_code_and_an_unreadable_tasks_not_found_but_not_a_never_issued_ones():
+    sc = Scenario()
+    q, run = sc.call()
+    sc.task("tasks_get", run, declare=False)                    # -32021
+    sc.task("tasks_get", run, header_ok=False)                  # -32020
+    sc.do("unsupported", client="C1", server="S1", method="tasks/list")         # -32601
+    sc.do("tasks_get", client="C1", server="S1", ref=FABRICATED[0], transport="http", declare=True, header_ok=True)
+    assert sc.response(sc.last())["error"]["code"] == wire.INVALID_PARAMS      # the reference itself: no case
+    assert sc.reached(WIRE5) == {"-32021", "-32020", "-32601"}
+    sc.task("tasks_get", run, client="C4")                      # mallory: another tenant's task
+    sc.task("tasks_cancel", run, client="C5")                   # dave: no runs:read
+    assert sc.cases(WIRE5) == {"-32021": 1, "-32020": 1, "-32601": 1, "unreadable task's -32602": 2}
+    assert WIRE5 not in sc.violations
+
+
+def test_wire5_is_refuted_at_the_step_that_reached_an_unreadable_tasks_not_found():
+    sc = Scenario(load_file(str(TESTS / "quality" / "http_unreadable_task_404.py"))())
+    q, run = sc.call()
+    sc.do("tasks_get", client="C1", server="S1", ref=FABRICATED[0], transport="http", declare=True, header_ok=True)
+    assert WIRE5 not in sc.violations
+    sc.task("tasks_get", run, client="C4")
+    (msg,) = sc.violations[WIRE5]
+    assert "with HTTP 404, not 200" in msg and sc.cases(WIRE5)["unreadable task's -32602"] == 1
 
 
 # ---- the baseline, at random ---------------------------------------------------------------------
