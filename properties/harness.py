@@ -29,6 +29,7 @@ once on any other step.
 from __future__ import annotations
 
 from model import stories, wire
+from model.harness import DROPPED
 
 from .base import prop
 
@@ -190,12 +191,13 @@ def harness_resumes_after_restart(world, step):
 
 
 # ---- HNS-4 -------------------------------------------------------------------------------------
-def _remote_facts(world, client: str, op: str) -> list[tuple[str, str]]:
+def _remote_facts(world, client: str, op: str, heard=()) -> list[tuple[str, str]]:
     """(request, fact) the client's live process learnt for op: a remote terminal status it read, or
     `unobtainable`. A process knows only what it read itself: a call sent by an earlier process is
     unobtainable to it (the record on disk is all that survived). Only the latest tools/call sent for op
     makes the fact unobtainable by its loss: an earlier one that was re-issued is superseded, and the
-    fact may still come in the answer to the re-issue."""
+    fact may still come in the answer to the re-issue. `heard`: notifications read at this step, not yet
+    remembered (`_heard_now`)."""
     h = world.harness
     epoch = h.clients[client].proc.epoch if h.clients[client].proc is not None else None
     mine = [q for q in world.requests.values() if q.client == client and q.operation == op]
@@ -212,29 +214,38 @@ def _remote_facts(world, client: str, op: str) -> list[tuple[str, str]]:
             fact = "unobtainable"                    # its connection dropped before an answer
         if fact is not None:
             out.append((q.id, fact))
-    out += [(qid, fact) for c, o, e, qid, fact in world.facts.get(HEARD, ()) if (c, o, e) == (client, op, epoch)]
+    out += [(qid, fact) for c, o, e, qid, fact in (*world.facts.get(HEARD, ()), *heard)
+            if (c, o, e) == (client, op, epoch)]
     return out
 
 
 HEARD = "harness-cancel-is-intent.heard"
 
 
-def _note_heard(world, step) -> None:
-    """A terminal notifications/tasks a harness process read on its subscription at this step is a remote
-    fact as good as a tasks/get's: remembered as (client, op, epoch, listen, fact)."""
+def _heard_now(world, step):
+    """(client, op, epoch, listen, fact) of a terminal notifications/tasks a harness process read on its
+    subscription at this step, a remote fact as good as a tasks/get's; None: none."""
     if step.action != "harness_receive":
-        return
+        return None
     h = world.harness
     q = world.requests[step.args["request"]]
     if q.method != "subscriptions/listen" or q.phase != "streaming":
-        return
+        return None
     client, epoch, _, op = h.sent[q.id]
     te = h.execution(client, op)
     task = world.last_sent.get((q.id, h._raw(world, te.binding.task_id))) if te is not None and te.binding else None
     status = (task or {}).get("status")
-    if status in wire.TERMINAL_TASK_STATUSES:
-        fact = "failed" if status == "completed" and ((task.get("result") or {}).get("isError")) else status
-        world.facts[HEARD] = world.facts.get(HEARD, ()) + ((client, op, epoch, q.id, fact),)
+    if status not in wire.TERMINAL_TASK_STATUSES:
+        return None
+    fact = "failed" if status == "completed" and ((task.get("result") or {}).get("isError")) else status
+    return client, op, epoch, q.id, fact
+
+
+def _note_heard(world, step) -> None:
+    """Remember for the steps after it what a process heard at this one (`_heard_now`)."""
+    heard = _heard_now(world, step)
+    if heard is not None:
+        world.facts[HEARD] = world.facts.get(HEARD, ()) + (heard,)
 
 
 def _fact(q) -> str | None:
@@ -267,17 +278,59 @@ def _newly_ended_with_intent(world):
                     yield c, te
 
 
-def _hns4_premise(world, step):
+HNS4_UNOBTAINABLE = ("-32602", "an elapsed TTL", "a server gone")
+HNS4_CASES = ("terminal fact read", *(f"unobtainable by {how}" for how in HNS4_UNOBTAINABLE),
+              "after a cancel acknowledgement", "remote completed after the cancel")
+
+
+def _unobtainable_by(world, step, c, te) -> str | None:
+    """How the fact te ended "unknown" on became unobtainable at this step (`HNS4_UNOBTAINABLE`): the
+    answer the harness read was -32602, for a remote task the host had purged (its TTL elapsed) or
+    otherwise; or the connection of its call dropped before the answer: the server is gone from it.
+    None: another way (a restart finding the call of a dead process unanswered, another error)."""
+    if step.action != "harness_receive":
+        return None
+    q = world.requests[step.args["request"]]
+    if (q.client, q.operation) != (c.name, te.op):
+        return None
+    if q.phase in DROPPED:
+        return "a server gone" if q.method == "tools/call" else None
+    if ((q.response or {}).get("error") or {}).get("code") != wire.INVALID_PARAMS:
+        return None
+    run = _run_of(world, te)
+    return "an elapsed TTL" if run is not None and world.runs[run].purged else "-32602"
+
+
+def _hns4_cases(world, step, c, te) -> list[str]:
+    """What record te, which had a cancel intent and ended at this step, ended on: the remote fact its
+    process read (as the check reads them), or how that fact became unobtainable; and whether its cancel
+    had been acknowledged."""
+    heard = _heard_now(world, step)
+    facts = {f for _, f in _remote_facts(world, c.name, te.op, (heard,) if heard else ())}
+    out = []
+    if "completed" in facts:
+        out.append("remote completed after the cancel")
+    elif facts & {"cancelled", "failed"}:
+        out.append("terminal fact read")
+    elif te.status == "unknown" and (how := _unobtainable_by(world, step, c, te)):
+        out.append(f"unobtainable by {how}")
+    if te.cancel_acked:
+        out.append("after a cancel acknowledgement")
+    return out
+
+
+def _hns4_premise(world, step) -> tuple:
     if world.harness is None or step.actor != "harness":
-        return False
-    return next(_newly_ended_with_intent(world), None) is not None
+        return ()
+    return tuple(dict.fromkeys(case for c, te in _newly_ended_with_intent(world)
+                               for case in _hns4_cases(world, step, c, te)))
 
 
 @prop("harness-cancel-is-intent", "HNS-4", "trace", "H §cancellation, failure mode 3",
       "Cancellation is an intent: a record with a cancel intent reaches a terminal outcome only after "
       "the remote terminal fact was read, or the fact became unobtainable (then 'effect unknown: "
       "reconcile'); a cancel acknowledgement alone never yields cancelled; a remote completed after a "
-      "cancel is recorded completed.", premise=_hns4_premise)
+      "cancel is recorded completed.", premise=_hns4_premise, cases=HNS4_CASES)
 def harness_cancel_is_intent(world, step):
     h = world.harness
     if h is None or step.actor != "harness":
@@ -371,7 +424,8 @@ def harness_local_authority(world, step):
 
 
 # ---- HNS-6 -------------------------------------------------------------------------------------
-BOUND_PURPOSES = ("get", "update", "cancel", "listen")
+# The purposes of a request for a binding, as the requirement's sentence calls them (its cases).
+HNS6_CASES = {"get": "a poll", "update": "an update", "cancel": "a cancel", "listen": "a subscription"}
 
 
 def _bound_requests(world, step):
@@ -380,7 +434,7 @@ def _bound_requests(world, step):
     out = []
     for q in new_requests(world, step):
         sent = h.sent.get(q.id)
-        if sent is None or sent[2] not in BOUND_PURPOSES:
+        if sent is None or sent[2] not in HNS6_CASES:
             continue
         c = h.clients[q.client]
         d = c.disk_tes.get(q.operation)
@@ -391,14 +445,16 @@ def _bound_requests(world, step):
     return out
 
 
-def _hns6_premise(world, step):
-    return world.harness is not None and step.actor == "harness" and bool(_bound_requests(world, step))
+def _hns6_premise(world, step) -> tuple:
+    if world.harness is None or step.actor != "harness":
+        return ()
+    return tuple(dict.fromkeys(HNS6_CASES[world.harness.sent[q.id][2]] for q, _ in _bound_requests(world, step)))
 
 
 @prop("harness-uses-bound-credentials", "HNS-6", "step", "H §durable wait",
       "Every poll, update, cancel and subscription for a persisted binding uses the server identity and the "
       "auth binding persisted with it, never the current process's default credentials or another "
-      "principal's.", premise=_hns6_premise)
+      "principal's.", premise=_hns6_premise, cases=tuple(HNS6_CASES.values()))
 def harness_uses_bound_credentials(world, step):
     if world.harness is None or step.actor != "harness":
         return None
@@ -527,6 +583,11 @@ STORIES = {
         ("disconnect", dict(request="r1")),                              # dropped before its answer
         ("harness_reissue", dict(client=H1, op="op1")),                  # tools/call r2, the same operation
         ("harness_cancel", dict(client=H1, run="L1"))],
+    # HNS-4 where the remote task's TTL elapsed before the fact was read: the run ends, the host purges it
+    # after its retention (two ticks), and the poll finds no task (-32602).
+    "harness-cancel-meets-an-elapsed-ttl": _BOUND + [
+        ("harness_cancel", dict(client=H1, run="L1")), ("run_start", run_no(1)), ("run_complete", run_no(1)),
+        ("clock_tick", {}), ("clock_tick", {}), ("purge", run_no(1))] + _poll("r2"),
     "harness-cancels-before-a-refused-retry": [
         ("harness_start", dict(client=H1, server="S2", long=False)),    # S2 serves no Tasks: a plain call
         ("run_start", run_no(1)), ("run_interrupt", _clarification(1)),

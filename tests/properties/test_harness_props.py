@@ -12,12 +12,14 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
+from model import harness as harness_model
+from model import stories
 from model.actions import load_all
 from model.amend import load_file
 from model.harness import HarnessRules
 from model.world import composed_world
-from properties.base import CATALOGUE, load_catalogue
-from properties.harness import STORIES, play
+from properties.base import CATALOGUE, count_premise, load_catalogue
+from properties.harness import STORIES, play, run_no
 from verifier.engines.bfs.run import run_bfs
 from verifier.runtime.checking import Observations
 from verifier.engines.random.machine import make_machine
@@ -149,6 +151,81 @@ def test_a_reissue_of_a_bound_operation_is_told_by_the_restart_trace_too():
     message = HARNESS_3.check(world, step)
     assert "H1 sent tools/call r2 for op1 again" in message
     assert "binding to task of run1 on S1 (auth alice) was persisted" in message
+
+
+# ---- premise cases ---------------------------------------------------------------------------------
+def cases_reached(story, name, harness_rules=None):
+    """{case: steps that reached it} of property `name` over a story, and its messages."""
+    world, prop, counts, messages = composed_world(harness_rules=harness_rules), CATALOGUE[name], {}, []
+    for _, _, step, _ in stories.play(world, story):
+        count_premise(counts, prop, prop.premise(world, step))
+        messages += [m for m in [prop.check(world, step)] if m]
+    return {c: n for c, n in prop.case_counts(counts).items() if n}, messages
+
+
+H1 = "H1"
+_CANCELLED = [("harness_cancel", dict(client=H1, run="L1"))]
+# A call dropped before its answer after a cancel intent (it is not re-issued): the harness learns it.
+CALL_DROPPED = [("harness_start", dict(client=H1, server="S1", long=False)), *_CANCELLED,
+                ("disconnect", dict(request="r1")), ("harness_receive", dict(request="r1"))]
+HNS4 = "harness-cancel-is-intent"
+HNS4_STORIES = [
+    (STORIES["harness-cancel-is-intent"], {"terminal fact read": 1, "after a cancel acknowledgement": 1}),
+    (STORIES["harness-cancel-meets-an-elapsed-ttl"], {"unobtainable by an elapsed TTL": 1}),
+    (STORIES["harness-cancels-before-a-refused-retry"], {"unobtainable by -32602": 1}),
+    (CALL_DROPPED, {"unobtainable by a server gone": 1}),
+    (STORIES["harness-durable-wait"][:4] + _CANCELLED + [("run_start", run_no(1)), ("run_complete", run_no(1)),
+                                                           *STORIES["harness-durable-wait"][4:]],
+     {"remote completed after the cancel": 1}),
+]
+
+
+@pytest.mark.parametrize("story, cases", HNS4_STORIES, ids=[", ".join(c) for _, c in HNS4_STORIES])
+def test_hns4_premise_names_what_a_cancelled_record_ended_on(story, cases):
+    assert cases_reached(story, HNS4) == (cases, [])
+
+
+def test_hns4_names_the_recorded_cancel_of_an_ack_by_its_ack_alone():
+    """The ack read as "cancelled, no effect": the record ends on no fact, so only the ack's case is reached
+    (not "terminal fact read"), at the step HNS-4 refutes."""
+    story = STORIES["harness-cancel-is-intent"]
+    ack = next(i for i, (a, args) in enumerate(story) if a == "harness_receive" and args == dict(request="r2"))
+    got, messages = cases_reached(story[:ack + 1], HNS4, CancelAckMeansNoEffect)
+    assert got == {"after a cancel acknowledgement": 1} and len(messages) == 1
+
+
+def test_hns4_server_gone_case_is_what_a_dropped_call_left_active_would_lose(monkeypatch):
+    """Issue 52's survivor: the step that ends the record "unknown" after its call dropped, deleted
+    (model.harness._dropped). The record stays live and no check fails, but the case is never reached:
+    a proof that never saw it is vacuous, not a pass."""
+    real = harness_model._dropped
+
+    def keeps_the_record_live(world, c, q, purpose, te):
+        if purpose != "call":
+            return real(world, c, q, purpose, te)
+        te.request, te.worker = None, False
+        return "dropped"
+    monkeypatch.setattr(harness_model, "_dropped", keeps_the_record_live)
+    got, messages = cases_reached(CALL_DROPPED, HNS4)
+    assert got == {} and messages == []
+
+
+HNS6 = "harness-uses-bound-credentials"
+HNS6_STORIES = [
+    (STORIES["harness-cancel-is-intent"], {"a poll": 1, "a cancel": 1}),
+    (STORIES["harness-answers-task-input"], {"a poll": 1, "an update": 1}),
+    (STORIES["harness-durable-wait"][:4] + [("harness_listen", dict(client=H1, op="op1"))], {"a subscription": 1}),
+]
+
+
+@pytest.mark.parametrize("story, cases", HNS6_STORIES, ids=[", ".join(c) for _, c in HNS6_STORIES])
+def test_hns6_premise_names_each_request_sent_for_a_binding(story, cases):
+    assert cases_reached(story, HNS6) == (cases, [])
+
+
+def test_hns6_is_refuted_at_the_poll_its_case_names():
+    got, messages = cases_reached(STORIES[HNS6], HNS6, PollWithDefaultCredentials)
+    assert got == {"a poll": 1} and len(messages) == 1 and "as carol" in messages[0]
 
 
 # ---- the harness rows of the planted-mutant corpus (tests/quality/test_corpus.py) ----------------
