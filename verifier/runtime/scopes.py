@@ -160,6 +160,11 @@ COVERAGE = {
                                                                  "the other owns (bounded: 3 steps)",
     "host-two-clients,clients=('C1','C4'),max_interrupts=0": "alice's and mallory's requests, one each: a listen "
                                                              "the host ends beside another tenant's owned run",
+    # NTF-4's case of a task changing twice in one step. With every property of the host, from scratch:
+    # 97,566 states and about 20 CPU-s (docs/exhaustive.md).
+    "host-small,max_interrupts=2,answer_all=True,http_disconnects=False":
+        "two interrupts on one run, and alice's tasks/update answering both at once past the budget, while a "
+        "listen stream is open (NTF-4; no HTTP disconnect: within the size)",
 }
 # Composed-small with an interrupt and one kind of harness operation each, for an amendment's
 # harness overrides (`harness.` rules) left unexercised: the deep branches of the harness's input
@@ -169,6 +174,15 @@ HARNESS_COVERAGE = {
     f"{_HARNESS_INPUT},harness_other_ops=False": "a short exchange answered InputRequiredResult: the MRTR retry",
     f"{_HARNESS_INPUT},harness_short_ops=False,harness_max_requests=3,http_disconnects=False,harness_cancels=False":
         "a task read input_required, answered by tasks/update (no disconnect, no cancel: within the size)",
+    # HNS-4's cases composed-small cannot reach (no REST-created run: within the size). With every property
+    # of the harness, from scratch: 32,706 states and about 7 CPU-s, 8,661 and 2 CPU-s (docs/exhaustive.md).
+    "composed-small,max_runs=0,max_time=1,harness_max_crashes=0,harness_wait='poll',harness_long_ops=False,"
+    "harness_short_ops=False,harness_max_requests=3,http_disconnects=False":
+        "a clock tick and a purge, and three harness requests: a cancel acknowledged, then the fact read or its "
+        "TTL elapsed (HNS-4)",
+    f"{_HARNESS_INPUT},harness_other_ops=False,max_runs=0,rest_subjects=('alice',),http_disconnects=False":
+        "alice's REST resolve of the interrupt a short exchange's MRTR retry then answers: the retry refused "
+        "-32602 after a cancel intent (HNS-4)",
 }
 
 
