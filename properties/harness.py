@@ -583,6 +583,11 @@ STORIES = {
         ("disconnect", dict(request="r1")),                              # dropped before its answer
         ("harness_reissue", dict(client=H1, op="op1")),                  # tools/call r2, the same operation
         ("harness_cancel", dict(client=H1, run="L1"))],
+    # HNS-4 where the fact became unobtainable with the call itself: its connection drops before an answer,
+    # after the cancel intent (so it is not re-issued), and the harness learns it: "effect unknown".
+    "harness-cancel-meets-a-dropped-call": [
+        ("harness_start", dict(client=H1, server="S1", long=False)), ("harness_cancel", dict(client=H1, run="L1")),
+        ("disconnect", dict(request="r1")), ("harness_receive", dict(request="r1"))],
     # HNS-4 where the remote task's TTL elapsed before the fact was read: the run ends, the host purges it
     # after its retention (two ticks), and the poll finds no task (-32602).
     "harness-cancel-meets-an-elapsed-ttl": _BOUND + [

@@ -165,9 +165,7 @@ def cases_reached(story, name, harness_rules=None):
 
 H1 = "H1"
 _CANCELLED = [("harness_cancel", dict(client=H1, run="L1"))]
-# A call dropped before its answer after a cancel intent (it is not re-issued): the harness learns it.
-CALL_DROPPED = [("harness_start", dict(client=H1, server="S1", long=False)), *_CANCELLED,
-                ("disconnect", dict(request="r1")), ("harness_receive", dict(request="r1"))]
+CALL_DROPPED = STORIES["harness-cancel-meets-a-dropped-call"]
 HNS4 = "harness-cancel-is-intent"
 HNS4_STORIES = [
     (STORIES["harness-cancel-is-intent"], {"terminal fact read": 1, "after a cancel acknowledgement": 1}),
