@@ -45,7 +45,8 @@ spec input-only-to-declared-elicitation (PRJ-4, step) observes every message car
 from __future__ import annotations
 
 from .base import prop
-from .creation import decode_task_id, elicitation_refusal, named_run, open_interrupts, seen
+from .creation import (advertised, can_get_run, declared, decode_task_id, elicitation_refusal, header_matches,
+                       named_run, open_interrupts, seen, task_ref)
 
 STATUS_ROWS = {
     "pending": ("working", None),
@@ -63,6 +64,7 @@ TASK_TERMINAL = frozenset({"completed", "failed", "cancelled"})
 TASK_EDGES = frozenset({("working", "input_required"), ("input_required", "working")}
                        | {(s, t) for s in ("working", "input_required") for t in TASK_TERMINAL})
 PRIMITIVE = frozenset({"string", "number", "integer", "boolean"})
+MODES = ("form", "url")                    # the elicitation modes (core ElicitationCapability)
 
 
 def _view_run(world, q, where, view):
@@ -85,12 +87,19 @@ def _host_projection(world, run):
 # PRJ-1
 # =============================================================================================
 
+def _prj1_premise(world, step) -> tuple:
+    """The run statuses this step projected: those of the runs its task views show, and those runs
+    entered (the host's row for each is checked)."""
+    s = seen(world, step)
+    shown = [run.status for q, where, view in s.views if (run := _view_run(world, q, where, view)) is not None]
+    return tuple(dict.fromkeys(shown + [world.runs[rid].status for rid in s.changed]))
+
+
 @prop("status-projection-total", "PRJ-1", "step", "RFC §D, map mcp.tasks.status",
       "every task view shows the map row of its run's status (failed -> completed with isError true, "
       "completed -> isError false, waiting-external -> working), 'failed' only with a JSON-RPC error, and the "
       "host's projection has the map's row for every status a run enters",
-      premise=lambda world, step: bool(seen(world, step).views) or bool(seen(world, step).changed),
-      reads=("emitted", "status"))
+      premise=_prj1_premise, reads=("emitted", "status"), cases=tuple(STATUS_ROWS))
 def status_projection_total(world, step):
     s = seen(world, step)
     for q, where, view in s.views:
@@ -163,12 +172,37 @@ def _input_views(world, step):
     return out
 
 
+PRJ2_CASES = ("in a tasks/get result", "in notifications/tasks", "one open interrupt", "two open at once",
+              "a credential interrupt", "a CreateTaskResult of a waiting run")
+
+
+def _prj2_premise(world, step) -> tuple:
+    """Per input_required task view: where it was sent, how many interrupts its run's log shows open,
+    and whether one is a credential; a CreateTaskResult of a run whose task is input_required."""
+    got = []
+    for q, where, view in _input_views(world, step):
+        run = _view_run(world, q, where, view)
+        if where == "CreateTaskResult":
+            if run is not None and STATUS_ROWS[run.status][0] == "input_required":
+                got.append(PRJ2_CASES[5])
+            continue
+        if where == "InputRequiredResult":
+            continue                       # judged alike, but not a task view the sentence names
+        got.append(PRJ2_CASES[0] if where == "tasks/get" else PRJ2_CASES[1])
+        opened = open_interrupts(world, run) if run is not None else []
+        if opened:
+            got.append(PRJ2_CASES[2] if len(opened) == 1 else PRJ2_CASES[3])
+        if any(not world.interrupts[i].form for i in opened if i in world.interrupts):
+            got.append(PRJ2_CASES[4])
+    return tuple(dict.fromkeys(got))
+
+
 @prop("input-requests-match-open-interrupts", "PRJ-2", "step", "RFC §D, map, ext-tasks §Task Polling",
       "an input_required task view carries non-empty inputRequests with exactly one entry per open "
       "client-answerable interrupt of its run (from its log), keyed by raw interruptId; no credential "
       "interrupt in form mode and form mode only with a flat schema (also in MRTR InputRequiredResult); a "
       "CreateTaskResult never carries inputRequests",
-      premise=lambda world, step: bool(_input_views(world, step)), reads=("emitted",))
+      premise=_prj2_premise, reads=("emitted",), cases=PRJ2_CASES)
 def input_requests_match_open_interrupts(world, step):
     for q, where, view in _input_views(world, step):
         if where == "CreateTaskResult":
@@ -251,15 +285,19 @@ def task_status_follows_diagram(world, step):
 
 
 # ---- PRJ-4 ------------------------------------------------------------------------------------------
+def _elicitation(q):
+    """The `elicitation` object q's own `_meta` declares, or None."""
+    meta = ((q.message.get("params") or {}).get("_meta") or {})
+    return (meta.get("io.modelcontextprotocol/clientCapabilities") or {}).get("elicitation")
+
+
 def declared_modes(q) -> tuple[str, ...]:
     """The elicitation modes q's own `_meta` declares (an empty object is form only: the MCP schema's
     "form mode only (implicit)")."""
-    meta = ((q.message.get("params") or {}).get("_meta") or {})
-    caps = meta.get("io.modelcontextprotocol/clientCapabilities") or {}
-    el = caps.get("elicitation")
+    el = _elicitation(q)
     if el is None:
         return ()
-    return tuple(m for m in ("form", "url") if m in el) or ("form",)
+    return tuple(m for m in MODES if m in el) or ("form",)
 
 
 def _input_messages(world, step):
@@ -298,15 +336,87 @@ def _refusals(world, step):
     return out
 
 
-def _prj4_premise(world, step):
-    return bool(_input_messages(world, step)) or bool(_refusals(world, step))
+# PRJ-4's cases: what the request whose declaration counts (P-ELICIT) declared, met by each message that
+# would carry input: whether the host sent the input, refused it (-32021) or withheld a notification.
+PRJ4_DECLARATIONS = ("form", "url", "bare {}", "none")
+PRJ4_DOORS = ("tasks/get", "notifications/tasks", "MRTR InputRequiredResult")
+PRJ4_CASES = tuple(f"{d}, by {door}" for d in PRJ4_DECLARATIONS for door in PRJ4_DOORS)
+INPUT_EVENTS = ("interrupt.requested", "interrupt.resolved")
+
+
+def _entry_modes(entries) -> set[str]:
+    return {((e or {}).get("params") or {}).get("mode") or "form" for e in (entries or {}).values()}
+
+
+def _input_modes(world, run, sent=None) -> set[str]:
+    """The elicitation modes input for `run` uses now: its open client-answerable interrupts (form, or url
+    for a credential) while its task is input_required, and any entries `sent` carried."""
+    modes = _entry_modes(sent)
+    if STATUS_ROWS[run.status][0] == "input_required":
+        modes |= {"form" if i.form else "url" for i in run.open_interrupts(world) if i.kind != "external-event"}
+    return modes
+
+
+def _declaration(q, modes) -> tuple[str, ...]:
+    """q's elicitation declaration as the cases name it, for input in `modes`: none, a bare `{}`, or an
+    explicit one by each of those modes it names (by every mode it names where it names none of them)."""
+    el = _elicitation(q)
+    if el is None:
+        return ("none",)
+    named = tuple(m for m in MODES if m in el)
+    if not named:
+        return ("bare {}",)
+    return tuple(m for m in MODES if m in modes and m in named) or named
+
+
+def _listened(world, step) -> dict:
+    """{(listen, run): modes} for each task a stream open before and after the step acknowledged, its
+    caller can read, that asks for input after a change at this step (its status, or an interrupt
+    requested or resolved): sent a notification, or withheld; and for each notification carrying input."""
+    s = seen(world, step)
+    out = {(q.id, run.id): _input_modes(world, run, view.get("inputRequests")) for q, where, view in s.views
+           if where == "notifications/tasks" and view.get("inputRequests")
+           and (run := named_run(world, view.get("taskId"))) is not None}
+    touched = {rid for rid, e in step.events if e.get("type") in INPUT_EVENTS} | set(s.changed)
+    for qid in world.listens if touched else ():
+        q = world.requests[qid]
+        if q.phase != "streaming" or step.pre_phase.get(qid) != "streaming":
+            continue
+        for rid in touched.intersection(q.acked):
+            run = world.runs[rid]
+            if (qid, rid) not in out and can_get_run(world, q.subject, run, q.server):
+                out[(qid, rid)] = _input_modes(world, run)
+    return out
+
+
+def _doors(world, step) -> list:
+    """(door, request, run, modes) for each message of this step that would carry input to a request:
+    a served tasks/get of a task its caller reads, an answer to a tools/call the host does not task,
+    and a notifications/tasks (`_listened`)."""
+    out = []
+    for q, msg in seen(world, step).responses:
+        sent = (msg.get("result") or {}).get("inputRequests")
+        if q.method == "tasks/get" and declared(q) and advertised(world, q.server) and header_matches(q):
+            run = named_run(world, task_ref(q))
+            if run is not None and can_get_run(world, q.subject, run, q.server):
+                out.append((PRJ4_DOORS[0], q, run, _input_modes(world, run, sent)))
+        elif q.method == "tools/call" and q.run is not None and not (declared(q) and advertised(world, q.server)):
+            out.append((PRJ4_DOORS[2], q, world.runs[q.run], _input_modes(world, world.runs[q.run], sent)))
+    out += [(PRJ4_DOORS[1], world.requests[qid], world.runs[rid], modes)
+            for (qid, rid), modes in _listened(world, step).items()]
+    return out
+
+
+def _prj4_premise(world, step) -> tuple:
+    return tuple(dict.fromkeys(f"{d}, by {door}" for door, q, run, modes in _doors(world, step) if modes
+                               for d in _declaration(asked_request(world, q, run), modes)))
 
 
 @prop("input-only-to-declared-elicitation", "PRJ-4", "step", "core RequestMetaObject, map mcp.mrtr",
       "An input request is sent only to a request whose client declared elicitation with the mode it uses "
       "(a bare `elicitation: {}` declares form), read per P-ELICIT; input is withheld (-32021) only for a mode "
       "not declared; capabilities are never inferred from earlier requests.", premise=_prj4_premise,
-      reads=("emitted",))
+      reads=("emitted", "status", "events"), cases=PRJ4_CASES)
 def input_only_to_declared_elicitation(world, step):
     for q, run, required in _refusals(world, step):
         asked = asked_request(world, q, run)
@@ -324,3 +434,23 @@ def input_only_to_declared_elicitation(world, step):
                         f"{world.label(key)} of {world.label(run.id)}, but {asked.id} declared elicitation "
                         f"{list(have) or 'not at all'}")
     return None
+
+
+# ---- scenario stories ---------------------------------------------------------------------------
+# Directed drivers an engine replays as its first examples (`verifier.engines.random.explore`): a task
+# read and listened to by a client declaring a bare `elicitation: {}` (mallory's) or none (carol's)
+# while it asks for input, which random steps rarely reach. Each move is (action, args) or (action, args
+# computed from the world).
+def _declared_doors(client):
+    """`client`'s tasked call, a listen on it, its run suspending on a form interrupt, and a tasks/get."""
+    def mine(world):
+        return next(r for r in reversed(world.runs.values()) if r.owner == world.params.client_subject(client).name)
+    return [("call_tool", dict(client=client, server="S1", transport="http", declare=True, tool="flow")),
+            ("listen", dict(client=client, server="S1", declare=True)),
+            ("run_start", lambda w: dict(run=mine(w).id)),
+            ("run_interrupt", lambda w: dict(run=mine(w).id, kind="clarification", form=True)),
+            ("tasks_get", lambda w: dict(client=client, server="S1", ref=w.rules.task_id(w, mine(w)), transport="http",
+                                         declare=True, header_ok=True))]
+
+
+STORIES = {"bare-and-no-elicitation-meet-input": _declared_doors("C4") + _declared_doors("C3")}

@@ -123,24 +123,42 @@ def _owner_run_of(world, interrupt_id: str):
 
 
 # ---- UPD-1 ----------------------------------------------------------------------------------------
-def _resolved_before(world, step, interrupt_id: str) -> bool:
+# UPD-1's cases: the surfaces of the answer that resolved an interrupt and of a later one naming it.
+UPD1_PAIRS = {frozenset({"tasks/update"}): "two tasks/update",
+              frozenset({"tasks/update", "mrtr"}): "tasks/update and an MRTR retry",
+              frozenset({"tasks/update", "rest"}): "tasks/update and a REST resolve",
+              frozenset({"mrtr", "rest"}): "an MRTR retry and a REST resolve"}
+
+
+def _first_resolution(world, step, interrupt_id: str) -> dict | None:
+    """The interrupt's resolution logged before this step, or None."""
     run = _owner_run_of(world, interrupt_id)
     if run is None:
-        return False
+        return None
     here = {id(e) for _, e in step.events}
-    return any(e.get("type") == "interrupt.resolved" and e.get("interruptId") == interrupt_id
-               and not e.get("replayed") and id(e) not in here for e in run.log)
+    return next((e for e in run.log if e.get("type") == "interrupt.resolved" and e.get("interruptId") == interrupt_id
+                 and not e.get("replayed") and id(e) not in here), None)
 
 
-def _upd1_premise(world, step):
-    """An answer at this step names an interrupt that an earlier answer already resolved."""
-    return any(_resolved_before(world, step, n) for a in answers(world, step) for n in a["names"])
+def _resolved_before(world, step, interrupt_id: str) -> bool:
+    return _first_resolution(world, step, interrupt_id) is not None
+
+
+def _upd1_premise(world, step) -> tuple:
+    """An answer at this step names an interrupt an earlier answer already resolved: by the two surfaces."""
+    got = []
+    for a in answers(world, step):
+        for n in a["names"]:
+            first = _first_resolution(world, step, n)
+            if first is not None:
+                got.append(UPD1_PAIRS.get(frozenset({first.get("via"), a["via"]})))
+    return tuple(dict.fromkeys(c for c in got if c is not None))
 
 
 @prop("interrupt-resolved-at-most-once", "UPD-1", "step", "RFC §E.7",
       "At most one interrupt.resolved per interruptId, however many tasks/update, MRTR retries and REST "
       "resolves answer it, in any interleaving.", premise=_upd1_premise,
-      reads=("events", "created", "respond", "rest_resolve", "external_event"))
+      reads=("events", "created", "respond", "rest_resolve", "external_event"), cases=tuple(UPD1_PAIRS.values()))
 def upd1_resolved_at_most_once(world, step):
     seen = world.facts.peek("UPD-1", {})            # interruptId -> (runId, seq, via)
     for rid, e in _resolutions(step):
@@ -158,27 +176,40 @@ def upd1_resolved_at_most_once(world, step):
 
 
 # ---- UPD-2 ----------------------------------------------------------------------------------------
-def _upd2_premise(world, step):
-    """An answer at this step must resolve nothing: unknown key, closed interrupt, or ineligible caller."""
-    for a in answers(world, step):
-        if a["via"] == "external":
-            continue
-        for n in a["names"]:
-            run = _owner_run_of(world, n)
-            if run is None or (a["run"] is not None and run.id != a["run"]):
-                return True                                   # never issued (for this task)
-            req = requested_event(run, n)
-            if req is None or _resolved_before(world, step, n) or step.pre_status.get(run.id) not in WAITING:
-                return True
-            if not eligible(world, a["caller"], run, req):
-                return True
-    return False
+UPD2_CASES = ("a key never issued", "already answered", "no longer open", "an ineligible resolver",
+              "a key of another run")
+
+
+def _must_resolve_nothing(world, step, a, name) -> str | None:
+    """Why an answer naming `name` must resolve nothing (the first of the sentence's reasons), or None."""
+    run = _owner_run_of(world, name)
+    if run is None:
+        return UPD2_CASES[0]
+    if a["run"] is not None and run.id != a["run"]:
+        return UPD2_CASES[4]
+    req = requested_event(run, name)
+    if req is None:
+        return UPD2_CASES[0]
+    if req.get("kind") == "external-event":
+        return None                        # no input request at all: not a reason the sentence names
+    if _resolved_before(world, step, name):
+        return UPD2_CASES[1]
+    if step.pre_status.get(run.id) not in WAITING:
+        return UPD2_CASES[2]
+    return None if eligible(world, a["caller"], run, req) else UPD2_CASES[3]
+
+
+def _upd2_premise(world, step) -> tuple:
+    """An answer at this step that must resolve nothing, by why."""
+    return tuple(dict.fromkeys(c for a in answers(world, step) if a["via"] != "external" for n in a["names"]
+                               if (c := _must_resolve_nothing(world, step, a, n)) is not None))
 
 
 @prop("unopen-or-ineligible-resolves-nothing", "UPD-2", "step", "RFC §E.7, interrupt.md",
       "A resolution answers an interrupt its run issued and still had open, through an answer naming it, by "
       "an eligible approver; a never-issued, answered or closed key, or an ineligible resolver, resolves "
-      "nothing.", premise=_upd2_premise, reads=("events", "created", "respond", "rest_resolve", "external_event"))
+      "nothing.", premise=_upd2_premise, reads=("events", "created", "respond", "rest_resolve", "external_event"),
+      cases=UPD2_CASES)
 def upd2_only_open_issued_eligible(world, step):
     resolutions = _resolutions(step)
     if not resolutions:
@@ -247,15 +278,34 @@ def _upd3_subject(world, step):
     return q, readable_task(world, q)
 
 
-def _upd3_premise(world, step):
+def _ineligible_keys(world, q, run) -> list[str]:
+    """The input requests of `run` q's keys name whose recorded approvers exclude q's caller."""
+    out = []
+    for k in (q.message["params"].get("inputResponses") or {}):
+        for n in _key_names(world, k):
+            req = requested_event(run, n)
+            if req is not None and req.get("kind") != "external-event" and not eligible(world, q.subject, run, req):
+                out.append(n)
+    return out
+
+
+UPD3_CASES = ("resolved something", "resolved nothing", "an ineligible approver")
+
+
+def _upd3_premise(world, step) -> tuple:
+    """A served tasks/update on a readable task: from an ineligible approver, else by what it resolved."""
     q, run = _upd3_subject(world, step)
-    return run is not None
+    if run is None:
+        return ()
+    if _ineligible_keys(world, q, run):
+        return (UPD3_CASES[2],)
+    return (UPD3_CASES[0] if any(rid == run.id for rid, _ in _resolutions(step)) else UPD3_CASES[1],)
 
 
 @prop("update-acknowledged-empty", "UPD-3", "step", "ext-tasks §Task Update Requests",
       "A declaring tasks/update on a task the caller can read is answered with the empty result whatever it "
       "resolved; an ineligible approver gets that or -32602 as P-APPROVER / P-UNAUTHORIZED say.",
-      premise=_upd3_premise, reads=("created", "respond"))
+      premise=_upd3_premise, reads=("created", "respond"), cases=UPD3_CASES)
 def upd3_update_answered_empty(world, step):
     q, run = _upd3_subject(world, step)
     if run is None:
@@ -263,12 +313,7 @@ def upd3_update_answered_empty(world, step):
     msg = response_to(step, q.id)
     if msg is not None and msg.get("result") == {"resultType": "complete"}:
         return None
-    ineligible = []
-    for k in (q.message["params"].get("inputResponses") or {}):
-        for n in _key_names(world, k):
-            req = requested_event(run, n)
-            if req is not None and req.get("kind") != "external-event" and not eligible(world, q.subject, run, req):
-                ineligible.append(n)
+    ineligible = _ineligible_keys(world, q, run)
     may_refuse = bool(ineligible) and "error" in (world.params.p_approver, world.params.p_unauthorized)
     if may_refuse and msg is not None and (msg.get("error") or {}).get("code") == -32602 and "result" not in msg:
         return None
@@ -311,8 +356,23 @@ def _owed_resolutions(world, step) -> list[tuple[str, str, dict]]:
     return out
 
 
-def _upd4_premise(world, step):
-    return any(e.get("via") in CLIENT_VIAS for _, e in _resolutions(step)) or bool(_owed_resolutions(world, step))
+RESPONSES = ("accept", "decline", "cancel")        # map mcp.mrtr: an input response's actions
+UPD4_SURFACES = {"tasks/update": "tasks/update", "mrtr": "an MRTR retry", "rest": "a REST resolve"}
+UPD4_CASES = tuple(f"{r}, by {v}" for r in RESPONSES for v in UPD4_SURFACES.values())
+
+
+def _upd4_premise(world, step) -> tuple:
+    """Each answer a client gave at this step that resolved an interrupt, or that a served tasks/update
+    owed a resolution: by the answer given and its surface."""
+    given = answers(world, step)
+    got = []
+    for _, e in _resolutions(step):
+        if e.get("via") in CLIENT_VIAS:
+            naming = next((a for a in given if e.get("interruptId") in a["names"] and a["via"] != "external"), None)
+            response, via = (naming["response"], naming["via"]) if naming else (e.get("action"), e.get("via"))
+            got.append(f"{response}, by {UPD4_SURFACES[via]}")
+    got += [f"{answer.get('action')}, by tasks/update" for _, _, answer in _owed_resolutions(world, step)]
+    return tuple(dict.fromkeys(c for c in got if c in UPD4_CASES))
 
 
 @prop("responses-resume-never-cancel", "UPD-4", "step", "map mcp.mrtr",
@@ -320,7 +380,7 @@ def _upd4_premise(world, step):
       "cancelled; the recorded resolution is the answer given, and none of them cancels the run. The must "
       "half: a served tasks/update from an eligible approver answering an open interrupt of the run it names "
       "resolves that interrupt at that step.",
-      premise=_upd4_premise, reads=("events", "created", "respond"))
+      premise=_upd4_premise, reads=("events", "created", "respond"), cases=UPD4_CASES)
 def upd4_answer_recorded_run_not_cancelled(world, step):
     resolved = {e.get("interruptId") for _, e in _resolutions(step)}
     for qid, iid, answer in _owed_resolutions(world, step):
@@ -457,4 +517,13 @@ STORIES = {
         ("deliver", dict(request="r1")),
         ("mrtr_retry", dict(client="C2", answers="r1", response="cancel", declare=False)),
         ("mrtr_retry", dict(client="C2", answers="r1", response="accept", declare=False))],   # requestState reused
+    "tasks-update-and-rest-after-mrtr-retry": [                    # UPD-1's pairs with an MRTR retry first
+        ("call_tool", dict(client="C2", server="S1", transport="http", declare=False, tool="flow")),
+        ("run_start", lambda w: dict(run=_first_run(w))),
+        ("run_interrupt", lambda w: dict(run=_first_run(w), kind="approval", form=True)),
+        ("answer", dict(request="r1")),                            # InputRequiredResult
+        ("deliver", dict(request="r1")),
+        ("mrtr_retry", dict(client="C2", answers="r1", response="accept", declare=False)),   # bob resolves i1
+        _update("C2", "decline"),
+        ("rest_resolve", lambda w: dict(subject="bob", interrupt=next(iter(w.interrupts)), response="accept"))],
 }

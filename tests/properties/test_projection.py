@@ -4,16 +4,21 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import dataclasses
+
 import model.clients  # noqa: F401  (registers the actions)
 import model.host  # noqa: F401
 import model.network  # noqa: F401
 import model.rest  # noqa: F401
+import pytest
 from model import wire
 from model.params import Params
 from model.projection import STATUS_PROJECTION
 from model.rules import Rules
 from properties import projection
-from properties.base import CATALOGUE
+from properties.base import CATALOGUE, find
+from verifier.engines.bfs.search import _judged
+from verifier.runtime import scopes
 
 _spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
 scenario = importlib.util.module_from_spec(_spec)
@@ -23,6 +28,7 @@ MODULE = projection.__name__.rsplit(".", 1)[-1]
 NAMES = [p.name for p in CATALOGUE.values() if p.area == MODULE]
 ROOMY = Params(max_requests=40, max_runs=6)
 PRJ1, PRJ2, PRJ3 = "status-projection-total", "input-requests-match-open-interrupts", "task-status-follows-diagram"
+PRJ4 = "input-only-to-declared-elicitation"
 
 
 # ---- scenario helper ---------------------------------------------------------------------------
@@ -35,6 +41,22 @@ class Scenario(scenario.Scenario):
         self.do("tasks_get", client=client, server="S1", ref=self.task_id(run), declare=True, header_ok=True,
                 transport="http")
         return self.response(self.last())["result"]
+
+
+def cases(story, name, premise=None, rules=None, params=ROOMY) -> dict[str, int]:
+    """{case: steps reaching it} of property `name`'s premise over a story (on `rules`, at `params`); with
+    `premise`, the property's premise replaced by it (a planted mistake the same story must show)."""
+    sc = Scenario(rules, params)
+    if premise is not None:
+        sc.props[name] = dataclasses.replace(sc.props[name], premise=premise)
+    story(sc)
+    return sc.cases(name)
+
+
+def answering(name, case, instead):
+    """The premise answering `instead` where it should answer `case`: a planted misclassification."""
+    real = find(name).premise
+    return lambda world, step: tuple(instead if c == case else c for c in real(world, step))
 
 
 def tour(sc):
@@ -142,7 +164,51 @@ def test_prj1_refuses_a_failed_run_without_is_error():
     assert "failed" in msg and "isError=False" in msg and sc.last() in msg
 
 
+def _prj1_story(sc):
+    """The tour, and a third run that completes, read."""
+    tour(sc)
+    q, run = sc.call()
+    sc.do("run_start", run=run)
+    sc.do("run_complete", run=run)
+    sc.get(run)
+
+
+def test_prj1_premise_names_each_status_projected():
+    assert {c for c, n in cases(_prj1_story, PRJ1).items() if n} == set(projection.STATUS_ROWS)
+    assert not cases(tour, PRJ1)["completed"]                           # no run of the tour completes
+
+
+def test_prj1_premise_answers_the_status_a_step_shows_or_enters():
+    sc = Scenario()
+    q, run = sc.call()
+    premise = find(PRJ1).premise
+    assert premise(sc.world, sc.do("run_start", run=run)) == ("running",)
+    assert premise(sc.world, sc.do("operator_pause", run=run)) == ("paused",)
+    sc.get(run)
+    assert premise(sc.world, sc.world.history[-1]) == ("paused",)           # the tasks/get shows it
+    assert premise(sc.world, sc.do("stream_event", request=q)) == ()         # neither shows nor enters one
+
+
 # ---- PRJ-2 ---------------------------------------------------------------------------------------
+def _prj2_story(sc):
+    """alice listens to her tasked run, which waits on a credential and then on a form interrupt too;
+    she reads it after each."""
+    q, run = sc.call()
+    sc.do("listen", client="C1", server="S1", declare=True)
+    sc.do("run_start", run=run)
+    sc.do("run_interrupt", run=run, kind="clarification", form=False)      # notified: one open, a credential
+    sc.do("answer", request=q)                                              # CreateTaskResult, input_required
+    sc.get(run)
+    sc.do("run_interrupt", run=run, kind="clarification", form=True)       # another node: two open
+    sc.get(run)
+
+
+def test_prj2_premise_names_where_input_required_shows_and_what_is_open():
+    assert cases(_prj2_story, PRJ2) == {"in a tasks/get result": 2, "in notifications/tasks": 2,
+                                        "one open interrupt": 2, "two open at once": 2, "a credential interrupt": 4,
+                                        "a CreateTaskResult of a waiting run": 1}
+
+
 def test_prj2_holds_on_baseline():
     sc = Scenario()
     q, run = sc.call()
@@ -155,8 +221,8 @@ def test_prj2_holds_on_baseline():
     q2, run2 = sc.call(declare=False)
     sc.do("run_start", run=run2)
     sc.do("run_interrupt", run=run2, kind="approval", form=True)
-    sc.do("answer", request=q2)                                             # MRTR InputRequiredResult
-    assert sc.fired[PRJ2] == 3
+    sc.do("answer", request=q2)                      # MRTR InputRequiredResult: judged, no case of the sentence
+    assert sc.fired[PRJ2] == 2
     assert PRJ2 not in sc.violations
 
 
@@ -203,6 +269,71 @@ def test_prj2_refuses_a_missing_entry():
     msg = sc.violations[PRJ2][0]
     assert "acme/i-extra00000000000000" in msg and "open interrupts" in msg
     assert step is not None
+
+
+# ---- PRJ-4 ---------------------------------------------------------------------------------------
+def _prj4_doors(client, form):
+    """`client` meets input of one mode through each door: a listen on its tasked run, a tasks/get of
+    it, and a blocking call answered while its run waits."""
+    def story(sc):
+        q, run = sc.call(client=client)
+        sc.do("listen", client=client, server="S1", declare=True)
+        sc.do("run_start", run=run)
+        sc.do("run_interrupt", run=run, kind="clarification", form=form)   # notifications/tasks
+        sc.do("tasks_get", client=client, server="S1", ref=sc.task_id(run), declare=True, header_ok=True,
+              transport="http")
+        q2, run2 = sc.call(client=client, declare=False)
+        sc.do("run_start", run=run2)
+        sc.do("run_interrupt", run=run2, kind="clarification", form=form)
+        sc.do("answer", request=q2)                                         # MRTR InputRequiredResult
+    return story
+
+
+@pytest.mark.parametrize("client, form, declared, bare", [
+    ("C1", True, "form", ()), ("C1", False, "url", ()), ("C4", True, "bare {}", ("mallory",)),
+    ("C4", False, "bare {}", ("mallory",)), ("C3", True, "none", ()), ("C3", False, "none", ()),
+    ("C1", True, "bare {}", ("alice",))])
+def test_prj4_premise_names_the_declaration_each_door_meets(client, form, declared, bare):
+    """alice declares form and url, mallory a bare `{}` (alice too where `Params.elicitation_bare` says so),
+    carol nothing: whether the host sends the input, refuses it or withholds the notification, each door
+    is a case of the declaration that counts."""
+    got = cases(_prj4_doors(client, form), PRJ4, params=ROOMY.with_(elicitation_bare=bare))
+    assert got == {c: int(c.startswith(f"{declared}, ")) for c in projection.PRJ4_CASES}
+
+
+# host-small without an MRTR retry or a disconnect: complete in about a second
+READS = "host-small,retry_reserve=0,http_disconnects=False"
+
+
+def _searched(names):
+    """{name: verdict} of the complete search at READS judging these properties alone."""
+    _, verdicts, _ = _judged(None, scopes.parse(READS), [find(n) for n in names], True, 300, None, None, None)
+    return {v.name: v for v in verdicts}
+
+
+def test_an_environment_that_never_asks_a_credential_leaves_credential_cases_unreached(monkeypatch):
+    """Issue 52's surviving mutant: with the condition choosing an interrupt's form negated, approval and
+    clarification interrupts are never generated in credential (URL) form."""
+    url = {c for c in projection.PRJ4_CASES if c.startswith("url, ")}
+    base = _searched([PRJ2, PRJ4])
+    assert "a credential interrupt" not in base[PRJ2].unreached_cases and url.isdisjoint(base[PRJ4].unreached_cases)
+    monkeypatch.setattr(model.host, "_forms", lambda kind: (True, False) if kind == "external-event" else (True,))
+    got = _searched([PRJ2, PRJ4])
+    assert "a credential interrupt" in got[PRJ2].unreached_cases and url <= set(got[PRJ4].unreached_cases)
+    assert got[PRJ2].verdict == got[PRJ4].verdict == "vacuous"
+
+
+# ---- premise cases: a planted misclassification shows ---------------------------------------------
+CASE_STORIES = {PRJ1: _prj1_story, PRJ2: _prj2_story, PRJ4: _prj4_doors("C1", True)}
+
+
+@pytest.mark.parametrize("name", CASE_STORIES)
+def test_a_premise_answering_another_case_is_told_by_its_story(name):
+    right = cases(CASE_STORIES[name], name)
+    first = next(c for c, n in right.items() if n)
+    second = next(c for c in find(name).cases if c != first)
+    got = cases(CASE_STORIES[name], name, answering(name, first, second))
+    assert got[first] == 0 < right[first] and got != right, got
 
 
 # ---- PRJ-3 ---------------------------------------------------------------------------------------

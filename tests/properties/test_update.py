@@ -4,11 +4,16 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import dataclasses
+
+import pytest
 from model import identity, wire
 from model.actions import load_all
+from model.clients import NEVER_ISSUED
 from model.params import Params
 from model.rules import Rules
-from properties import update  # noqa: F401  (registers the properties)
+from properties import update
+from properties.base import find
 
 _spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
 scenario = importlib.util.module_from_spec(_spec)
@@ -35,9 +40,43 @@ class Story(scenario.Scenario):
         self.do("run_start", run=self.run())
         self.do("run_interrupt", run=self.run(), kind="approval", form=True)
 
-    def update(self, client, response, key=None):
-        return self.do("tasks_update", client=client, server="S1", ref=self.ref(), transport="http", declare=True,
+    def update(self, client, response, key=None, run="run1"):
+        return self.do("tasks_update", client=client, server="S1", ref=self.ref(run), transport="http", declare=True,
                        header_ok=True, key=key or self.interrupt(), response=response)
+
+    def waits(self, run="run1", kind="approval"):
+        """The run (started if pending) suspends on another interrupt of `kind` (bob alone may
+        approve); its id."""
+        if self.world.runs[self.run(run)].status == "pending":
+            self.do("run_start", run=self.run(run))
+        self.do("run_interrupt", run=self.run(run), kind=kind, form=True)
+        return self.world.runs[self.run(run)].interrupts[-1]
+
+    def retry(self, client, answers, response):
+        """`client` retries `answers`, a blocking call whose InputRequiredResult it now receives."""
+        self.do("answer", request=answers)
+        self.do("deliver", request=answers)
+        self.do("mrtr_retry", client=client, answers=answers, response=response, declare=False)
+        return self.last()
+
+
+def cases(story, rid, premise=None, rules=None) -> dict[str, int]:
+    """{case: steps reaching it} of requirement `rid`'s premise over a story (on `rules`); with
+    `premise`, the property's premise replaced by it (a planted mistake the same story must show)."""
+    s = Story(rules, params=ROOMY)
+    if premise is not None:
+        s.props[rid] = dataclasses.replace(s.props[rid], premise=premise)
+    story(s)
+    return s.cases(rid)
+
+
+def answering(rid, case, instead):
+    """rid's premise answering `instead` where it should answer `case`: a planted misclassification."""
+    real = find(rid).premise
+    return lambda world, step: tuple(instead if c == case else c for c in real(world, step))
+
+
+ROOMY = Params(max_requests=40, max_runs=6, max_interrupts=12, rest_answers=update.RESPONSES)
 
 
 # ---- UPD-1 ----------------------------------------------------------------------------------------
@@ -69,6 +108,47 @@ def test_upd1_fails_without_the_guard():
     assert "i1" in msg and "run1" in msg and "tasks/update" in msg and "rest" in msg and "twice" in msg
 
 
+def _upd1_story(s):
+    """Every pair of surfaces the sentence names answering one interrupt: a tasks/update after a
+    tasks/update and a REST resolve after it (run1); a tasks/update and a REST resolve after an MRTR
+    retry (run2, bob's blocking call)."""
+    s.waiting_on_approval()
+    s.update("C2", "accept")                                   # resolves i1: no second answer yet
+    s.update("C2", "decline")
+    s.do("rest_resolve", subject="bob", interrupt=s.interrupt(), response="decline")
+    s.call(client="C2", declare=False)
+    s.waits("run2")
+    s.retry("C2", s.last(), "accept")                          # resolves i2
+    s.update("C2", "decline", key=s.interrupt("i2"), run="run2")
+    s.do("rest_resolve", subject="bob", interrupt=s.interrupt("i2"), response="accept")
+
+
+def test_upd1_premise_names_the_two_surfaces_answering():
+    assert cases(_upd1_story, "UPD-1") == dict.fromkeys(update.UPD1_PAIRS.values(), 1)
+
+
+def test_upd1_premise_is_reached_where_the_guard_is_missing_and_the_check_refutes():
+    s = Story(NoAtMostOnceGuard(), params=ROOMY)
+    _upd1_story(s)
+    assert s.reached("UPD-1") == set(update.UPD1_PAIRS.values())
+    assert "twice" in s.messages["UPD-1"][0]
+
+
+@pytest.mark.parametrize("again", [True, False])
+def test_upd1_answered_again_past_the_budget_where_the_scope_says_so(again):
+    """`Params.answer_again`: alice, her one request spent resolving i1 of her REST run, may still answer
+    it again by tasks/update within the retry reserve; without it, nothing more is sent."""
+    s = Story(params=Params(max_requests=1, retry_reserve=1, answer_again=again))
+    s.do("rest_create", subject="alice", server="S1")
+    i1 = s.waits(kind="clarification")
+    s.update("C1", "accept", key=i1)                           # the budget's one request resolves i1
+    assert len(s.world.moves("tasks_update")) == again
+    if again:
+        s.update("C1", "accept", key=i1)
+        assert s.reached("UPD-1") == {"two tasks/update"} and s.messages["UPD-1"] == []
+        assert not s.world.moves("tasks_update")              # the reserve spent
+
+
 # ---- UPD-2 ----------------------------------------------------------------------------------------
 class SkipsApproverCheck(Rules):
     """update-skips-approver-check: any caller's answer resolves."""
@@ -93,6 +173,33 @@ def test_upd2_fails_when_the_approver_check_is_skipped():
     s.update("C1", "accept")
     (msg,) = s.messages["UPD-2"]
     assert "alice" in msg and "i1" in msg and "run1" in msg and "not an eligible approver" in msg and "bob" in msg
+
+
+def _upd2_story(s):
+    """Each reason an answer resolves nothing: alice is no approver, a key never issued, i1 answered
+    (twice: alone, and beside i2 of another run), run2 no longer waiting on i2 (cancelled)."""
+    s.waiting_on_approval()
+    s.update("C1", "accept")
+    s.update("C2", "accept", key=NEVER_ISSUED)
+    s.update("C2", "accept")                                   # resolves i1
+    s.update("C2", "decline")
+    s.call()
+    i2 = s.waits("run2")
+    s.do("tasks_cancel", client="C1", server="S1", ref=s.ref("run2"), transport="http", declare=True, header_ok=True)
+    s.update("C2", "accept", key=i2, run="run2")
+    s.do("tasks_update_two", client="C2", ref=s.ref("run1"), key=s.interrupt(), also=i2, response="accept")
+
+
+def test_upd2_premise_names_why_an_answer_resolves_nothing():
+    assert cases(_upd2_story, "UPD-2") == {"a key never issued": 1, "already answered": 2, "no longer open": 1,
+                                           "an ineligible resolver": 1, "a key of another run": 1}
+
+
+def test_upd2_premise_leaves_out_an_answer_that_must_resolve():
+    s = Story()
+    s.waiting_on_approval()
+    s.update("C2", "accept")
+    assert s.premises["UPD-2"] == 0 and s.world.interrupts[s.interrupt()].resolved_by == "bob"
 
 
 # ---- UPD-3 ----------------------------------------------------------------------------------------
@@ -132,6 +239,23 @@ def test_upd3_fails_when_a_lost_race_is_an_error():
     assert "r3" in msg and "bob" in msg and "run1" in msg and "-32603" in msg
 
 
+def _upd3_story(s):
+    s.waiting_on_approval()
+    s.update("C2", "accept")       # resolves
+    s.update("C2", "decline")      # resolves nothing: already answered
+    s.update("C1", "accept")       # alice is not on i1's approvers list
+
+
+def test_upd3_premise_names_what_the_update_resolved_and_an_ineligible_approver():
+    assert cases(_upd3_story, "UPD-3") == dict.fromkeys(update.UPD3_CASES, 1)
+
+
+def test_upd3_premise_reached_where_a_lost_race_is_an_error():
+    s = Story(ConflictError())
+    _upd3_story(s)
+    assert s.reached("UPD-3") == set(update.UPD3_CASES) and "-32603" in s.messages["UPD-3"][0]
+
+
 # ---- UPD-4 ----------------------------------------------------------------------------------------
 class DeclineCancelsRun(Rules):
     """decline-cancels-run."""
@@ -168,6 +292,55 @@ def test_upd4_fails_when_decline_cancels_the_run():
     s.update("C2", "decline")
     (msg,) = s.messages["UPD-4"]
     assert "decline" in msg and "i1" in msg and "run1" in msg and "cancelling" in msg
+
+
+def _upd4_story(s):
+    """accept, decline and cancel through each surface, one interrupt each: bob answers run1's three
+    parallel approvals by tasks/update, run2's (his blocking call) by three MRTR retries, run3's over
+    REST."""
+    s.waiting_on_approval()
+    keys = [s.interrupt(), s.waits(), s.waits()]
+    for key, response in zip(keys, update.RESPONSES):
+        s.update("C2", response, key=key)
+    s.call(client="C2", declare=False)
+    answers = s.last()
+    for response in update.RESPONSES:
+        s.waits("run2")
+        answers = s.retry("C2", answers, response)
+    s.call()
+    for response in update.RESPONSES:
+        s.do("rest_resolve", subject="bob", interrupt=s.waits("run3"), response=response)
+
+
+def test_upd4_premise_names_each_answer_by_each_surface():
+    assert cases(_upd4_story, "UPD-4") == dict.fromkeys(update.UPD4_CASES, 1)
+
+
+class UpdateResolvesNothing(Rules):
+    """A host that acknowledges a tasks/update and resolves nothing."""
+
+    def resolve(self, world, interrupt, subject, action, via, content=None):
+        return via != "tasks/update" and super().resolve(world, interrupt, subject, action, via, content)
+
+
+def test_upd4_premise_counts_an_answer_the_host_owed_and_did_not_make():
+    s = Story(UpdateResolvesNothing())
+    s.waiting_on_approval()
+    s.update("C2", "decline")
+    assert s.reached("UPD-4") == {"decline, by tasks/update"}
+    assert "resolved nothing" in s.messages["UPD-4"][0]
+
+
+# ---- premise cases: a planted misclassification shows ---------------------------------------------
+CASE_STORIES = {"UPD-1": _upd1_story, "UPD-2": _upd2_story, "UPD-3": _upd3_story, "UPD-4": _upd4_story}
+
+
+@pytest.mark.parametrize("rid", CASE_STORIES)
+def test_a_premise_answering_another_case_is_told_by_its_story(rid):
+    first, second = find(rid).cases[:2]
+    right = cases(CASE_STORIES[rid], rid)
+    got = cases(CASE_STORIES[rid], rid, answering(rid, first, second))
+    assert got[first] == 0 < right[first] and got != right, got
 
 
 # ---- RPL-1 ----------------------------------------------------------------------------------------

@@ -87,9 +87,9 @@ SCOPES = {s.name: s for s in (
                              "steps)", dict(_SMALL, stdio=True, max_requests=2, retry_reserve=0, max_interrupts=0,
                                             max_children=0, http_disconnects=False), depth=3),
     Scope("host-two-runs", "host-small with a fork: two runs, an interrupt each, and a tasks/update naming keys of "
-                           "both (behaviours of at most 7 steps)",
+                           "both (behaviours of at most 8 steps)",
           dict(_SMALL, max_runs=2, max_interrupts=2, max_children=0, http_disconnects=False, retry_reserve=0),
-          depth=7),
+          depth=8),
     Scope("composed-small", "the host with one harness client (alice's H1) on S1 over HTTP: one local run, two "
                             "harness requests, one crash, one attempt; no interrupt and no plain-client request",
           dict(_SMALL, max_requests=0, retry_reserve=0, max_interrupts=0, harness_clients=(("H1", "alice"),),
@@ -144,11 +144,15 @@ COVERAGE = {
     "host-small,clients=('C3','C5')": "carol (read only) and dave (no runs:read) on alice's REST run: a tasks/update "
                                       "without approvals:respond, a tasks/get without runs:read (AUTH-1)",
     "host-small,max_runs=2,max_interrupts=0": "a child run the host starts (no interrupt: within the size)",
-    "host-small,retry_reserve=2,http_disconnects=False": "a second MRTR retry: a requestState already spent "
-                                                         "(no HTTP disconnect: within the size)",
+    "host-small,retry_reserve=2,http_disconnects=False,answer_again=True": "a second MRTR retry: a requestState "
+                                                                           "already spent; a tasks/update answering "
+                                                                           "again an interrupt a tasks/update or an "
+                                                                           "MRTR retry resolved (UPD-1) (no HTTP "
+                                                                           "disconnect: within the size)",
     "host-stdio-pair": "a request cancelled over stdio (notifications/cancelled, EOF) while another owns a run "
                        "(bounded: 3 steps)",
-    "host-two-runs": "a tasks/update answering keys of two runs, and a key of another run (bounded: 7 steps)",
+    "host-two-runs": "a tasks/update answering keys of two runs, and answered with another run's key (bounded: 8 "
+                     "steps)",
     # OWN-4: a request ended beside a run another caller's or tenant's request owns. With every
     # property of the host, from scratch: 66,356 states and about 13 CPU-s each bounded pair, 62,950
     # states and 18 CPU-s the complete one (docs/exhaustive.md).
@@ -160,6 +164,13 @@ COVERAGE = {
                                                                  "the other owns (bounded: 3 steps)",
     "host-two-clients,clients=('C1','C4'),max_interrupts=0": "alice's and mallory's requests, one each: a listen "
                                                              "the host ends beside another tenant's owned run",
+    # PRJ-4's, UPD-1's and UPD-4's cases no scope above reaches. With every property of the host, from
+    # scratch: 14,447 states and about 3 CPU-s, 8,430 and 2 CPU-s (docs/exhaustive.md).
+    "host-small,elicitation_bare=('alice',)": "alice's client declaring a bare `elicitation: {}`, met by tasks/get, "
+                                               "notifications/tasks and an MRTR InputRequiredResult (PRJ-4)",
+    "host-small,rest_subjects=('alice',),max_runs=0,rest_answers=('accept','decline','cancel')":
+        "alice's REST resolve, cancel too (UPD-4), of an interrupt her MRTR retry answered (UPD-1; no REST-created "
+        "run: within the size)",
     # NTF-4's case of a task changing twice in one step. With every property of the host, from scratch:
     # 97,566 states and about 20 CPU-s (docs/exhaustive.md).
     "host-small,max_interrupts=2,answer_all=True,http_disconnects=False":
