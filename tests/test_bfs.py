@@ -455,11 +455,11 @@ def test_each_home_reaches_the_premise_it_is_there_for(rid, at_host_small):
     for v in r.verdicts:
         assert v.verdict in ("proved", "known-gap"), (rid, spec, v.verdict, v.message)
         assert v.premise > 0 or v.kind == "gap", (rid, v.premise)
-    # and host-small does not reach a host home's premise: the reason it has a home (composed-small,
-    # a search of 90 CPU seconds, is the gate's to record)
+    # and host-small does not reach a host home's premise, or not every case of it: the reason it has a
+    # home (composed-small, a search of 90 CPU seconds, is the gate's to record)
     if not scopes.parse(spec).composed:
         r0 = [at_host_small[p.name] for p in props]
-        assert all(v.verdict == "vacuous" and not v.premise for v in r0), rid
+        assert all(v.verdict == "vacuous" and (not v.premise or v.unreached_cases) for v in r0), rid
 
 
 def test_searches_share_one_deadline():
