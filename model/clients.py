@@ -238,10 +238,25 @@ def _ref_form(world, q) -> str:
 def _call_moves(world):
     if not may_send(world):
         return []
-    return world.memo("call_tool", (frozenset(world.stdio_open), _budget_key(world)), lambda: Union(
+    plain = world.memo("call_tool", (frozenset(world.stdio_open), _budget_key(world)), lambda: Union(
         Product([("transport", _transports(world, c, s)), ("declare", [True, False]), ("tool", TOOLS)],
                 extra=dict(client=c, server=s))
         for c in _within(world, _callers(world)) for s, _ in world.params.servers))
+    return Union([plain, _parent_call_moves(world)]) if world.params.call_parents else plain
+
+
+def _parent_call_moves(world) -> list[dict]:
+    """P-CALL-PARENT (`Params.call_parents`): each caller's call of `flow` naming, as its parent, a live run
+    (neither terminal nor cancelling) of its own tenant on that run's mount: one a caller with runs:read
+    can read. After the plain calls, so that their moves keep their places."""
+    out = []
+    for r in world.runs.values():
+        if r.purged or r.status in TERMINAL or r.status == "cancelling":
+            continue
+        out += [dict(client=c, server=r.server, transport=t, declare=d, tool="flow", parent=r.id)
+                for c in _within(world, _callers(world)) if world.params.client_subject(c).tenant == r.tenant
+                for t in _transports(world, c, r.server) for d in (True, False)]
+    return out
 
 
 def _callers(world):
@@ -266,14 +281,18 @@ def _send_enables(world, a) -> set:
 
 
 # The run a call creates has an id the baseline's rule mints from the serial (`fp.new_run`: both lengths,
-# so one id more than the move makes).
+# so one id more than the move makes). A call naming a parent also reads that run (is it live and
+# readable?) and writes it (the new run joins its children), so the parent's staying live enables it.
 def _call_footprint(world, a) -> set:
     tenant = world.params.client_subject(a["client"]).tenant
-    return fp.new_request(world, client=a["client"]) | fp.new_run(world, tenant)
+    out = fp.new_request(world, client=a["client"]) | fp.new_run(world, tenant)
+    return out | {fp.run(a["parent"])} if "parent" in a else out
 
 
-CALL = fp.footprint(lambda w, a: _call_footprint(w, a) | {fp.CLOCK}, _call_footprint, CALL_RULES, exact=False,
-                    enables=_send_enables)
+PARENT_RULES = ("task_id", "lookup_task", "decode_task_ref", "can_read")
+CALL = fp.footprint(lambda w, a: _call_footprint(w, a) | {fp.CLOCK}, _call_footprint, CALL_RULES + PARENT_RULES,
+                    exact=False, enables=lambda w, a: _send_enables(w, a) | (
+                        {fp.run(a["parent"])} if "parent" in a else set()))
 
 
 def _sends(received=fp.received, listen: bool = False, enables=_send_enables):
@@ -291,11 +310,15 @@ ONCE = lambda w, a: _send_enables(w, a) | {fp.table("requests")}    # noqa: E731
 
 @action("client", _call_moves, footprint=CALL, say=lambda w, a: (
     f"client {a['client']} sends tools/call {w.last_request()} ({a['tool']}) over {a['transport']} to "
-    f"{a['server']}{' declaring tasks' if a['declare'] else ''}"))
-def call_tool(world, client, server, transport, declare, tool):
-    """A client calls a tool: the host validates, creates the run and owns it until it answers."""
+    f"{a['server']}{' declaring tasks' if a['declare'] else ''}"
+    f"{' naming ' + w.label(a['parent']) + ' its parent' if 'parent' in a else ''}"))
+def call_tool(world, client, server, transport, declare, tool, parent=None):
+    """A client calls a tool: the host validates, creates the run and owns it until it answers. With
+    `parent` (P-CALL-PARENT), its arguments name that run's taskId as `parentRunId`."""
+    arguments = {"n": 1} if parent is None else {
+        "n": 1, "parentRunId": world.rules.task_id(world, world.runs[parent])}
     q = new_request(world, client, server, transport, "tools/call", declares_tasks=declare,
-                    params={"tool": tool, "arguments": {"n": 1}})
+                    params={"tool": tool, "arguments": arguments})
     receive(world, q)
 
 

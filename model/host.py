@@ -4,6 +4,7 @@ from __future__ import annotations
 from . import footprint as fp
 from . import identity, wire
 from .actions import action
+from .lifecycle import TERMINAL
 from .state import Interrupt, Run
 
 
@@ -136,12 +137,18 @@ def _receive_call(world, q) -> None:
         return send(world, q, R.missing_capability(world, q))
     if params["name"] == "bad-args":
         return send(world, q, wire.error_response(q.id, wire.INVALID_PARAMS, "Invalid arguments"))
+    parent = None
+    ref = (params.get("arguments") or {}).get("parentRunId")      # P-CALL-PARENT (`Params.call_parents`)
+    if ref is not None:
+        parent = R.lookup_task(world, q, ref)
+        if parent is None or parent.status in TERMINAL or parent.status == "cancelling":
+            return send(world, q, wire.error_response(q.id, wire.INVALID_PARAMS, "Invalid arguments"))
     joined = R.join_existing_run(world, q)
     if joined is not None:
         q.run = joined.id
         return
     tasked = q.declares_tasks and R.serves_tasks(world, q.server)
-    run = create_run(world, q.server, q.subject, "tasked-call" if tasked else "blocking-call",
+    run = create_run(world, q.server, q.subject, "tasked-call" if tasked else "blocking-call", parent=parent,
                      creating_request=q.id)
     run.durable = R.durable_on_create(world, run)
     q.run = run.id
@@ -429,8 +436,9 @@ def run_fail(world, run):
 
 
 def child_runs(world) -> int:
-    """The child runs the host started, over all runs (what `Params.max_children` bounds)."""
-    return sum(r.parent is not None for r in world.runs.values())
+    """The child runs the host started, over all runs (what `Params.max_children` bounds; not a call's run
+    that names a parent, P-CALL-PARENT)."""
+    return sum(r.started_by == "child" for r in world.runs.values())
 
 
 def _spawn_moves(world):

@@ -83,13 +83,22 @@ class Params:
     # race, deep in a behaviour). Off unless a scope turns it on (the Z3 encoding's tasks/update stays
     # within max_requests).
     answer_again: bool = False
+    # P-CALL-PARENT: may a tools/call start its run as the child of a live run (neither terminal nor
+    # cancelling) of the caller's tenant that it can read, so that the parent's cancelRun cascades to it
+    # (NTF-2's "a parent cascade")? The RFC is silent on how a call's run comes to have a parent. Named in
+    # the tool's own arguments, `parentRunId`: the parent's taskId (the runId projected, as the wire
+    # carries runIds), decoded and looked up as a tasks/* reference is; a parent the caller cannot read,
+    # or one no longer live, refuses the call -32602 before any run. No `_meta` key is invented. Off: no
+    # call names a parent (the clients send none, `model.clients`), unless a scope turns it on; off in the
+    # random engine's instance too (docs/exhaustive.md says why).
+    call_parents: bool = False
     max_interrupts: int | None = None   # interrupts over all runs (None: max_runs)
     max_pauses: int | None = None       # operator pauses over all runs (None: unbounded)
     max_children: int | None = None     # child runs the host starts, over all runs (None: up to max_runs)
     rest_subjects: tuple[str, ...] | None = None   # Subjects that act over REST (None: every Subject)
-    # The answers a REST resolveInterruptByRun gives: it takes tasks/update's (map mcp.tasks), but cancel only
-    # where a scope says so, as the Z3 encoding's REST resolve takes accept and decline alone.
-    rest_answers: tuple[str, ...] = ("accept", "decline")
+    # The answers a REST resolveInterruptByRun gives: tasks/update's (map mcp.tasks), cancel among them
+    # (UPD-4's "cancel, by a REST resolve"); a scope may narrow them.
+    rest_answers: tuple[str, ...] = ("accept", "decline", "cancel")
     # PRJ-4: the Subjects whose clients declare elicitation bare (`elicitation: {}`, form mode implicitly);
     # carol's declares none, every other client form and url.
     elicitation_bare: tuple[str, ...] = ("mallory",)
@@ -158,5 +167,5 @@ class Params:
 PARAMETER_IDS = {
     "P-APPROVER": "p_approver", "P-UNAUTHORIZED": "p_unauthorized", "P-KEYFORM": "p_keyform",
     "P-RETENTION": "p_retention", "P-STDIO-EOF": "p_stdio_eof", "P-ELICIT": "p_elicit",
-    "P-MINT": "mint_tasked_len",
+    "P-MINT": "mint_tasked_len", "P-CALL-PARENT": "call_parents",
 }

@@ -30,7 +30,7 @@ class Run:
     owner: str                       # the Subject that started it
     started_by: str                  # tasked-call | blocking-call | rest | child | fork
     status: str = "pending"          # one of lifecycle.RUN_STATUSES
-    parent: str | None = None        # the parent's runId, for a child run
+    parent: str | None = None        # the parent's runId, for a child run (or a call's naming one: P-CALL-PARENT)
     children: list[str] = field(default_factory=list)   # the runIds of its child runs
     created_at: int = 0              # the clock tick it was created at
     updated_at: int = 0              # the tick of its last status change or log event

@@ -720,4 +720,13 @@ STORIES = {
         ("run_start", lambda w: dict(run=list(w.runs)[0])),
         ("run_interrupt", _clarification), ("run_interrupt", _clarification),    # a second node asks too
         ("tasks_update_two", _answer_both)],                                      # both answered: it resumes
+    # A blocking call's run cancelled by its parent's cascade: a call's run has a parent only under
+    # P-CALL-PARENT (`Params.call_parents`); where it is off the story stops before the call.
+    "blocking-call-cancelled-by-parent-cascade": [
+        ("rest_create", dict(subject="alice", server="S1")),                      # run1, no request owns it
+        ("call_tool", lambda w: dict(client="C1", server="S1", transport="http", declare=False, tool="flow",
+                                     parent=list(w.runs)[0])),                    # r1: run2, run1's child
+        ("rest_cancel", lambda w: dict(subject="alice", run=list(w.runs)[0])),  # cascades to run2
+        ("run_finish_cancel", lambda w: dict(run=list(w.runs)[1])),              # r1 open, run2 cancelled
+        ("answer", dict(request="r1"))],
 }

@@ -358,10 +358,12 @@ def _search_figures(s) -> tuple:
             {k: x and (x.state, x.loop) for k, x in s.liveness.items()})
 
 
-# The REST side (rest_resolve, external events) and the clock (clock_tick, purge) to a depth bound.
+# The REST side (rest_resolve, external events) and the clock (clock_tick, purge) to a depth bound; a call
+# naming a parent, whose cascade reaches the call's run (NTF-2's coverage scope), whole.
 VERIFIED = [(None, NANO, None), ("decline-cancels-run", NANO, None), ("detach-on-disconnect", NANO, None),
             ("tasks-list-served", NANO, None), (None, "host-rest,max_requests=1", 5),
-            (None, "host-clock,max_requests=1", 6)]
+            (None, "host-clock,max_requests=1", 6),
+            (None, "host-small,rest_subjects=('alice',),max_interrupts=0,call_parents=True", None)]   # P-CALL-PARENT
 
 
 @pytest.mark.parametrize("variant, spec, depth", VERIFIED)

@@ -123,6 +123,21 @@ def test_a_false_declaration_is_caught(monkeypatch, name, declared, missing):
     assert s.fault.action == name
 
 
+def test_a_call_naming_a_parent_is_held_to_its_footprint(monkeypatch):
+    """P-CALL-PARENT's coverage scope, whole: a call naming a parent writes that run (the call's run joins
+    its children), and a declaration leaving it out is caught."""
+    spec = "host-small,rest_subjects=('alice',),max_interrupts=0,call_parents=True"
+    s = verified_search(spec)
+    assert s.fault is None and s.complete, s.fault
+    table = action_table()
+    call = table["call_tool"]
+    f = call.footprint
+    blind = dataclasses.replace(f, writes=lambda w, a: f.writes(w, a) - {fp.run(a.get("parent"))})
+    monkeypatch.setitem(table, "call_tool", dataclasses.replace(call, footprint=blind))
+    s = verified_search(spec)
+    assert s.fault is not None and "wrote ('run'," in s.fault.error and s.fault.action == "call_tool", s.fault
+
+
 def test_a_fixed_field_changed_is_caught_unless_an_overridden_rule_changed_it(monkeypatch):
     """Reads of a field a record never changes are no reads: a move that changes one is a fault,
     unless it called a rule the world's rules override (such a move is dependent on every other)."""

@@ -132,7 +132,8 @@ def test_reduced_and_full_agree_on_variants(name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", ["host-clock", "host-small,stdio=True", "host-rest",
-                                  "host-small,max_runs=2,max_interrupts=0", "host-two-runs", "host-ttl"])
+                                  "host-small,max_runs=2,max_interrupts=0", "host-two-runs", "host-ttl",
+                                  "host-small,rest_subjects=('alice',),max_interrupts=0,call_parents=True"])
 def test_the_claims_hold_at_wider_scopes(spec):
     s, _ = _searched(spec, _declared(), "verify")
     assert s.complete

@@ -14,7 +14,7 @@ from model.clients import FABRICATED
 from model.params import Params
 from model.rules import Rules
 from model.variants import builtins
-from properties import notify_wire
+from properties import notify_wire, tasks_ops  # noqa: F401  (CNL-2, read beside NTF-2)
 from properties.base import CATALOGUE
 
 _spec = importlib.util.spec_from_file_location("scenario", Path(__file__).with_name("scenario.py"))
@@ -260,6 +260,90 @@ def test_ntf2_is_refuted_at_the_answer_its_rest_case_reached():
     q, run = blocking_call_cancelled_by_operator(sc)
     sc.do("answer", request=q)
     assert sc.cases(NTF2)["blocking call's run cancelled by REST"] == 2 and len(sc.violations[NTF2]) == 1
+
+
+# A call's run has a parent only under P-CALL-PARENT (`Params.call_parents`).
+PARENTS = ROOMY.with_(call_parents=True)
+
+
+class CascadeCancelWithoutError(Rules):
+    """Answers a blocking call whose run its parent's cascade cancelled isError=false, any other as the baseline."""
+
+    def blocking_cancel_result(self, world, run):
+        return wire.call_tool_result(run.cancel_reason != "parent-cancelled", "run cancelled")
+
+
+def blocking_call_cancelled_by_parent_cascade(sc):
+    """alice's REST run1 started; her blocking call naming it its parent; run1's cancelRun cascading to the
+    call's run2, which finishes cancelling while the call is open."""
+    sc.do("rest_create", subject="alice", server="S1")
+    run1 = sc.run("run1")
+    sc.do("run_start", run=run1)
+    sc.do("call_tool", client="C1", declare=False, parent=run1)
+    q = sc.last()
+    run2 = sc.world.requests[q].run
+    sc.do("rest_cancel", subject="alice", run=run1)
+    sc.do("run_finish_cancel", run=run2)
+    return q, run1, run2
+
+
+def test_ntf2_premise_names_a_blocking_calls_run_cancelled_by_its_parents_cascade():
+    sc = Scenario(params=PARENTS, names=[NTF2, "TASK-1", "CNL-2"])
+    q, run1, run2 = blocking_call_cancelled_by_parent_cascade(sc)
+    run = sc.world.runs[run2]
+    arguments = sc.world.requests[q].message["params"]["arguments"]
+    assert arguments["parentRunId"] == sc.task_id(run1) and run.parent == run1 and run.log[0]["parent"] == run1
+    assert run.started_by == "blocking-call" and run.cancel_reason == "parent-cancelled"
+    sc.do("answer", request=q)                                  # reached while open, and at its answer
+    assert sc.response(q)["result"]["isError"] is True
+    assert sc.cases(NTF2) == {"blocking call's run cancelled by REST": 0,
+                              "blocking call's run cancelled by tasks/cancel": 0,
+                              "blocking call's run cancelled by a cascade": 2, "the call itself cancelled": 0,
+                              "a cancelled task read": 0}
+    # a call's run, though a child: TASK-1's case is how it was started; CNL-2's how its cancel came
+    assert sc.cases("TASK-1")["started by a blocking call"] and not sc.cases("TASK-1")["a child"]
+    assert sc.cases("CNL-2") == {"by tasks/cancel": 0, "by REST cancelRun": 0, "by the owner's cancellation": 0,
+                                 "by a parent's cascade": 1}
+    assert not sc.violations, sc.violations
+
+
+def test_ntf2_is_refuted_where_a_parents_cascade_cancelled_the_call():
+    sc = Scenario(CascadeCancelWithoutError(), params=PARENTS)
+    q, _, run2 = blocking_call_cancelled_by_parent_cascade(sc)
+    sc.do("answer", request=q)
+    (msg,) = sc.violations[NTF2]
+    assert q in msg and sc.world.label(run2) in msg and "isError=False" in msg
+
+
+def test_the_parent_cascade_story_reaches_its_case_only_where_call_parents_is_on():
+    """The random engine replays the story first, cut where a move is not enabled (its default instance
+    leaves P-CALL-PARENT off: the story stops at the call naming a parent)."""
+    story = notify_wire.STORIES["blocking-call-cancelled-by-parent-cascade"]
+    for params, played, reached in ((PARENTS, len(story), 2), (ROOMY, 1, 0)):
+        sc = Scenario(params=params)
+        for action, args in story:
+            args = args(sc.world) if callable(args) else args
+            if args not in sc.world.moves(action):
+                break
+            sc.check(sc.world.apply(action, args))
+        assert len(sc.world.history) == played
+        assert sc.cases(NTF2)["blocking call's run cancelled by a cascade"] == reached and not sc.violations
+
+
+def test_a_call_names_only_a_live_run_of_its_tenant_and_the_host_refuses_another_before_any_run():
+    sc = Scenario(params=PARENTS)
+    sc.do("rest_create", subject="alice", server="S1")
+    run1 = sc.run("run1")
+    named = {m["client"] for m in sc.world.moves("call_tool") if m.get("parent") == run1}
+    assert named == {"C1", "C2", "C3"}              # alice's tenant, with runs:read; not mallory's, not dave's
+    assert not [m for m in Scenario(params=ROOMY).world.moves("call_tool") if "parent" in m]   # off: none
+    sc.do("rest_cancel", subject="alice", run=run1)                 # cancelling: no longer live
+    assert not [m for m in sc.world.moves("call_tool") if "parent" in m]
+    for client in ("C1", "C4"):                     # no longer live; another tenant's
+        sc.check(sc.world.apply("call_tool", dict(client=client, server="S1", transport="http", declare=False,
+                                                  tool="flow", parent=run1), check=False))
+        assert sc.response(sc.last())["error"]["code"] == wire.INVALID_PARAMS
+    assert list(sc.world.runs) == [run1] and not sc.violations
 
 
 # ---- NTF-3 ---------------------------------------------------------------------------------------

@@ -256,6 +256,27 @@ def test_own4_holds_a_cancellation_stays_in_its_cascade():
     assert s.messages["OWN-4"] == []
 
 
+def test_own_holds_for_calls_whose_runs_name_a_parent_another_request_owns():
+    """P-CALL-PARENT: a call's run may be the child of a run another request owns. Its call owns it; its
+    call's disconnect cancels it alone, the parent's owner's disconnect cascades to it (inside that
+    cascade, so beside nothing for OWN-4, a run with children for OWN-2)."""
+    s = Story(params=Params(call_parents=True))
+    s.call(declare=False)                                                 # r1 owns run1
+    for _ in range(2):                                                    # r2, r3 own run2, run3: run1's children
+        s.do("call_tool", client="C1", transport="http", declare=False, parent=s.run())
+        s.do("run_start", run=s.run(f"run{len(s.world.runs)}"))
+    run1, run2, run3 = (s.run(f"run{n}") for n in (1, 2, 3))
+    assert s.world.requests["r2"].owns == run2 and s.world.runs[run2].parent == run1
+    s.do("disconnect", request="r2")
+    assert [s.world.runs[r].status for r in (run1, run2, run3)] == ["running", "cancelling", "running"]
+    s.do("disconnect", request="r1")
+    assert [s.world.runs[r].status for r in (run1, run3)] == ["cancelling", "cancelling"]
+    assert s.world.runs[run3].cancel_reason == "parent-cancelled" and s.world.requests["r3"].owns == run3
+    s.counted("OWN-2", **{"HTTP disconnect": 2, "a run with children": 1})
+    s.counted("OWN-4", **{"HTTP disconnect, beside the same caller's run": 1})
+    assert s.messages == {n: [] for n in NAMES}
+
+
 def _ended_beside_alices_run(other, rules=None):
     """alice's blocking call owns run1 while `other`'s requests are ended by each signal in turn: an HTTP
     disconnect, a stdio notifications/cancelled, stdio EOF, the host ending a listen."""

@@ -176,6 +176,11 @@ COVERAGE = {
     "host-small,max_interrupts=2,answer_all=True,http_disconnects=False":
         "two interrupts on one run, and alice's tasks/update answering both at once past the budget, while a "
         "listen stream is open (NTF-4; no HTTP disconnect: within the size)",
+    # NTF-2's "by a parent's cascade": a call's run has a parent only under P-CALL-PARENT. With every property
+    # of the host, from scratch: 8,343 states and about 2 CPU-s (docs/exhaustive.md).
+    "host-small,rest_subjects=('alice',),max_interrupts=0,call_parents=True":
+        "alice's call naming her REST-created run its parent (P-CALL-PARENT), that run's cancelRun cascading to "
+        "the call's run while a blocking call is open (NTF-2; no interrupt: within the size)",
 }
 # Composed-small with an interrupt and one kind of harness operation each, for an amendment's
 # harness overrides (`harness.` rules) left unexercised: the deep branches of the harness's input

@@ -326,6 +326,7 @@ SUPPORTED_PARAMS = {
     "p_approver": ("ack", "error"), "p_unauthorized": ("ack", "error"), "p_keyform": ("raw", "raw-or-projected"),
     "p_retention": ("from-terminal", "from-creation"), "p_stdio_eof": ("cancel-open", "nothing"),
     "p_elicit": ("creating-request", "each-get"),
+    "call_parents": (False,),       # a call's run is never a child here: the encoding's calls name no parent
 }
 
 # Actions of the executable model the encoding has no case for: its verdicts are judged without them
@@ -1489,7 +1490,8 @@ class Encoding:
         late_ok = AND(NOT(later), NOT(self.sel(s, "r_restres", k, True)))
         g = AND(self.valid(s, "i", i), NOT(EQ(self.sel(s, "i_kind", i), 2)),
                 NOT(self.sel(s, "r_purged", k, True)), OR(self.sel(s, "i_open", i, False), late_ok),
-                LE(0, A.subject), LT(A.subject, self.sizes.subjects), IN(A.resp, (0, 1)))
+                LE(0, A.subject), LT(A.subject, self.sizes.subjects),
+                IN(A.resp, tuple(RESOLUTIONS.index(r) for r in self.params.rest_answers)))
         self.resolve(t, i, A.subject, A.resp, "rest")
         return g
 
