@@ -973,7 +973,7 @@ def test_a_graph_build_tells_its_progress_every_few_seconds(tmp_path):
 
 def test_the_gate_tells_its_progress_every_few_seconds(tmp_path):
     manifest = tmp_path / "m.json"
-    manifest.write_text(json.dumps({"settings": {"chunks": 8, "examples_per_chunk": 25, "steps": 40}}),
+    manifest.write_text(json.dumps({"settings": {"chunks": 8, "examples_per_chunk": 100, "steps": 40}}),
                         encoding="utf-8")
     times, lines = _lines_over_time(["gate", "--manifest", str(manifest), "--record", "--jobs", "1", "--only",
                                      "baseline", "detach-on-disconnect"], tmp_path, {}, 120)

@@ -4,6 +4,7 @@ counterexample folder is swapped in whole (a SIGKILL leaves the old one or the n
 never writes outside the output folder, and an unwritable output path is one line, exit 3."""
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -73,7 +74,8 @@ def test_an_unmet_expectation_is_drift(spec, capsys):
         'expect = {"ID-G4": "holds"}', 'expect = {"ID-G4": "holds", "OWN-2": "refuted"}'), encoding="utf-8")
     assert main(["gate", "--variants", str(spec), "--jobs", "1"]) == EXIT_REFUTED
     out = capsys.readouterr().out
-    assert "DRIFT spec-every-run-128-bits: expected OWN-2 refuted, got holds" in out
+    # OWN-2 holds where the small exploration met every case it names, and is vacuous where it did not
+    assert re.search(r"DRIFT spec-every-run-128-bits: expected OWN-2 refuted, got (holds|vacuous)\n", out), out
 
 
 def test_a_verdict_other_than_recorded_is_drift(spec, capsys):

@@ -74,7 +74,10 @@ def test_identical_when_capped_or_bounded(pool):
     r = _same(None, SMALL, pool, max_states=500)
     assert not r.states["complete"] and r.states["distinct"] > 500
     r = _same(None, SMALL, pool, max_depth=4)
-    assert r.by_name()["owner-cancel-cancels-run"].verdict == "proved-bounded"
+    by = r.by_name()
+    # within 4 steps: ownership's run started and judged, never proved outright; OWN-2's disconnect cases not yet met
+    assert by["ownership-as-stated"].verdict == "proved-bounded"
+    assert by["owner-cancel-cancels-run"].verdict == "vacuous" and by["owner-cancel-cancels-run"].premise > 0
 
 
 def test_run_bfs_with_jobs_partitions_one_scope():

@@ -201,9 +201,8 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
         empty = vacuity(p, obs.premise_counts)
         if p.asserted:
             verdict = "refuted" if p.name in refuted else ("holds" if empty is None else "vacuous")
-            if verdict == "holds" and (truncated or faults):
+            if verdict == "holds" and faults:
                 verdict = "undetermined"
-                msg = msg or (stopped if truncated else None)
         elif p.kind == "witness":
             verdict = "reached" if hist is not None else ("unreached" if not faults else "undetermined")
         else:
@@ -212,6 +211,11 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
                 verdict = "undetermined"
         if verdict == "vacuous":
             msg = f"{empty} in {obs.examples} examples"
+        # A run the cap cut short has not done its planned work: what it has not found yet, a
+        # premise case it has not reached yet included, the rest of the work might have.
+        if truncated and verdict in ("holds", "vacuous", "unreached"):
+            msg = stopped + (f"; {msg}" if verdict == "vacuous" else "")
+            verdict = "undetermined"
         verdicts.append(PropertyVerdict(p.name, p.ids, p.kind, p.clause, p.sentence, verdict,
                                         msg, hist, premise, obs.checks.get(p.name, 0),
                                         p.case_counts(obs.premise_counts)))
