@@ -88,10 +88,10 @@ class Params:
     # (NTF-2's "a parent cascade")? The RFC is silent on how a call's run comes to have a parent. Named in
     # the tool's own arguments, `parentRunId`: the parent's taskId (the runId projected, as the wire
     # carries runIds), decoded and looked up as a tasks/* reference is; a parent the caller cannot read,
-    # or one no longer live, refuses the call -32602 before any run. No `_meta` key is invented. Off: no
-    # call names a parent (the clients send none, `model.clients`), unless a scope turns it on; off in the
-    # random engine's instance too (docs/exhaustive.md says why).
-    call_parents: bool = False
+    # or one no longer live, refuses the call -32602 before any run. No `_meta` key is invented. On in the
+    # random engine's instance; the exhaustive scopes turn it off but at NTF-2's coverage scope, and the
+    # Z3 encoding's calls name no parent (docs/exhaustive.md).
+    call_parents: bool = True
     max_interrupts: int | None = None   # interrupts over all runs (None: max_runs)
     max_pauses: int | None = None       # operator pauses over all runs (None: unbounded)
     max_children: int | None = None     # child runs the host starts, over all runs (None: up to max_runs)

@@ -64,7 +64,7 @@ def _walk(seed, steps=60):
 
 def test_random_walks_fire_every_action():
     fired = set()
-    for seed in range(60):
+    for seed in range(120):
         fired |= {s.action for s in _walk(seed).history}
     host_side = {n for n, a in load_all().items() if a.actor != "harness"}
     missing = host_side - fired - {"persist"}      # persist is enabled only by answer-before-durable

@@ -55,7 +55,7 @@ def _plain(v):
 # The random engine's focus reads add no request beyond max_requests here (`Params.focus_reserve`).
 _SMALL = dict(clients=("C1",), servers=(("S1", True),), stdio=False, max_requests=1, retry_reserve=1, max_runs=1,
               max_interrupts=1, max_pauses=0, rest_subjects=(), max_effects=0, max_time=0, retention=1,
-              focus_reserve=0)
+              focus_reserve=0, call_parents=False)
 
 SCOPES = {s.name: s for s in (
     Scope("host-small", "alice alone on S1 over HTTP: one request and its MRTR retry, one run, one interrupt; no "
@@ -78,7 +78,8 @@ SCOPES = {s.name: s for s in (
     Scope("host-wide", "every client (alice, bob, carol, mallory), both servers, stdio, two requests, the REST "
                        "side: the random engine's environment at two requests (behaviours of at most 3 steps)",
           dict(clients=("C1", "C2", "C3", "C4"), max_requests=2, retry_reserve=0, max_runs=1, max_interrupts=1,
-               max_pauses=1, max_effects=1, max_time=1, retention=1, focus_reserve=0), depth=3),
+               max_pauses=1, max_effects=1, max_time=1, retention=1, focus_reserve=0, call_parents=False),
+          depth=3),
     # Two bounded scopes of the coverage plan (below): the interleavings they reach grow past 200,000
     # states when searched completely (issue 30's partial-order reduction), but their forms are
     # generated within the first few steps.

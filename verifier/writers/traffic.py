@@ -199,6 +199,8 @@ def walk(seed: int, steps: int, variant=None, run_events: bool = True):
 
 
 def _recordable(world, rec, name, args, run_events) -> bool:
+    if "parent" in args:        # P-CALL-PARENT's parentRunId: an id inside a tool's own arguments, which the
+        return False            # validator's binding does not translate (it names the model's convention alone)
     stdio = args.get("transport") == "stdio" or name in ("stdio_cancel", "stdio_close")
     if stdio:
         client = args.get("client") or world.requests[args["request"]].client
