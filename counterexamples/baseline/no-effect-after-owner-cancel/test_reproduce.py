@@ -7,8 +7,8 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'baseline'
 PROPERTY = 'no-effect-after-owner-cancel'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S2', 'transport': 'http', 'declare': False, 'tool': 'flow'}),
-    ('disconnect', {'request': 'r1'}),
+    ('call_tool', {'client': 'C3', 'server': 'S2', 'tool': 'flow', 'declare': True, 'transport': 'stdio'}),
+    ('stdio_cancel', {'request': 'r1'}),
     ('run_compensate', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]
 

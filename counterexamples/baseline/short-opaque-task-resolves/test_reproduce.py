@@ -8,7 +8,7 @@ VARIANT = 'baseline'
 PROPERTY = 'short-opaque-task-resolves'
 STEPS = [
     ('rest_create', {'subject': 'alice', 'server': 'S1'}),
-    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C2'}),
+    ('tasks_get', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_Qi', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
     ('respond', {'request': 'r1'}),
 ]
 

@@ -7,9 +7,8 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'drop-every-request'
 PROPERTY = 'cancelled-blocking-call-answered-error'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
-    ('tasks_cancel', {'client': 'C1', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True}),
-    ('respond', {'request': 'r2'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('rest_cancel', {'subject': 'alice', 'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_finish_cancel', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]
 

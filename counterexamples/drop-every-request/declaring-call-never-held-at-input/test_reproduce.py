@@ -9,7 +9,7 @@ PROPERTY = 'declaring-call-never-held-at-input'
 STEPS = [
     ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'clarification', 'form': True}),
 ]
 
 

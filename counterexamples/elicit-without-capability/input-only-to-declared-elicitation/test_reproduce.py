@@ -7,9 +7,9 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'elicit-without-capability'
 PROPERTY = 'input-only-to-declared-elicitation'
 STEPS = [
-    ('call_tool', {'client': 'C4', 'server': 'S2', 'tool': 'flow', 'declare': False, 'transport': 'stdio'}),
-    ('run_start', {'run': 'beta/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'beta/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'clarification', 'form': False}),
+    ('call_tool', {'client': 'C3', 'server': 'S1', 'tool': 'flow', 'declare': False, 'transport': 'http'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
     ('answer', {'request': 'r1'}),
 ]
 

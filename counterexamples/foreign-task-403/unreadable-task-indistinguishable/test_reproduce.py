@@ -7,8 +7,8 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'foreign-task-403'
 PROPERTY = 'unreadable-task-indistinguishable'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
-    ('tasks_get', {'client': 'C4', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('tasks_update', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'key': 'acme/i-neverissuedneverissued', 'response': 'decline', 'transport': 'stdio', 'declare': True, 'header_ok': True, 'client': 'C4'}),
     ('respond', {'request': 'r2'}),
 ]
 

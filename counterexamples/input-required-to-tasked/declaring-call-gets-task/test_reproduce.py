@@ -7,9 +7,9 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'input-required-to-tasked'
 PROPERTY = 'declaring-call-gets-task'
 STEPS = [
-    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'approval', 'form': True}),
+    ('call_tool', {'client': 'C4', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
+    ('run_start', {'run': 'beta/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_interrupt', {'run': 'beta/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'clarification', 'form': True}),
     ('answer', {'request': 'r1'}),
 ]
 

@@ -7,11 +7,11 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'listen-notifies-first-change-only'
 PROPERTY = 'listen-sent-every-change'
 STEPS = [
-    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
-    ('listen', {'declare': True, 'server': 'S1', 'client': 'C1'}),
-    ('respond', {'request': 'r1'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_Qi', 'kind': 'approval', 'form': True}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
+    ('listen', {'client': 'C1', 'server': 'S1', 'declare': True}),
+    ('respond', {'request': 'r2'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'clarification', 'form': True}),
 ]
 
 

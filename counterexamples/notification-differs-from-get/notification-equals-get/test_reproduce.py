@@ -7,10 +7,10 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'notification-differs-from-get'
 PROPERTY = 'notification-equals-get'
 STEPS = [
-    ('rest_create', {'subject': 'alice', 'server': 'S1'}),
-    ('listen', {'declare': True, 'server': 'S1', 'client': 'C1'}),
-    ('respond', {'request': 'r1'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_Qi'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
+    ('listen', {'client': 'C1', 'server': 'S1', 'declare': True}),
+    ('respond', {'request': 'r2'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
 ]
 
 

@@ -7,7 +7,7 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'ownership-ends-at-first-event'
 PROPERTY = 'ownership-as-stated'
 STEPS = [
-    ('call_tool', {'client': 'C4', 'server': 'S2', 'tool': 'flow', 'declare': False, 'transport': 'http'}),
+    ('call_tool', {'client': 'C2', 'server': 'S2', 'tool': 'flow', 'declare': False, 'transport': 'http'}),
     ('stream_event', {'request': 'r1'}),
 ]
 

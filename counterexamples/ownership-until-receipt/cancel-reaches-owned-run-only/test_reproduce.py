@@ -7,7 +7,7 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'ownership-until-receipt'
 PROPERTY = 'cancel-reaches-owned-run-only'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
     ('answer', {'request': 'r1'}),
     ('disconnect', {'request': 'r1'}),
 ]

@@ -7,15 +7,14 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'purged-task-expired-message'
 PROPERTY = 'purged-reads-as-not-found'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': False, 'transport': 'http'}),
-    ('tasks_cancel', {'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'client': 'C1'}),
-    ('respond', {'request': 'r2'}),
-    ('run_finish_cancel', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
+    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('clock_tick', {}),
     ('clock_tick', {}),
     ('purge', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('read_near_expiry', {'client': 'C1', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True, 'door': 'tasks_get'}),
-    ('respond', {'request': 'r3'}),
+    ('tasks_get', {'client': 'C3', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True}),
+    ('respond', {'request': 'r2'}),
 ]
 
 

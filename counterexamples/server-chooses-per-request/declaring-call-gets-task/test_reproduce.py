@@ -7,9 +7,9 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'server-chooses-per-request'
 PROPERTY = 'declaring-call-gets-task'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'tool': 'flow', 'declare': True, 'transport': 'http'}),
-    ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('run_interrupt', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'clarification', 'form': True}),
+    ('call_tool', {'client': 'C4', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
+    ('run_start', {'run': 'beta/osGTk1GYp6Ldu_QizEWn4J'}),
+    ('run_interrupt', {'run': 'beta/osGTk1GYp6Ldu_QizEWn4J', 'kind': 'clarification', 'form': True}),
     ('answer', {'request': 'r1'}),
 ]
 

@@ -7,16 +7,17 @@ from verifier.writers.reproduce import reproduce
 VARIANT = 'ttl-beyond-retention'
 PROPERTY = 'no-purge-before-ttl'
 STEPS = [
-    ('call_tool', {'client': 'C1', 'server': 'S1', 'transport': 'http', 'declare': True, 'tool': 'flow'}),
+    ('harness_start', {'client': 'H1', 'server': 'S1', 'long': False}),
+    ('answer', {'request': 'r1'}),
+    ('harness_receive', {'request': 'r1'}),
+    ('harness_cancel', {'client': 'H1', 'run': 'L1'}),
     ('run_start', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
     ('run_complete', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('tasks_get', {'client': 'C3', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True}),
-    ('respond', {'request': 'r2'}),
     ('clock_tick', {}),
     ('clock_tick', {}),
     ('purge', {'run': 'acme/osGTk1GYp6Ldu_QizEWn4J'}),
-    ('tasks_get', {'client': 'C3', 'server': 'S1', 'ref': 'acme~2FosGTk1GYp6Ldu_QizEWn4J', 'transport': 'http', 'declare': True, 'header_ok': True}),
-    ('respond', {'request': 'r3'}),
+    ('harness_poll', {'client': 'H1', 'op': 'op1'}),
+    ('respond', {'request': 'r2'}),
 ]
 
 
