@@ -20,7 +20,8 @@ from verifier.engines.z3.properties import PROPS
 # (the encoding keeps no elicitation modes, HTTP statuses, credentials, short operations or emitted
 # ttlMs), or the variant overrides a rule no z3_flags entry describes. Any other gap fails the record.
 UNENCODED = {
-    ("elicit-without-capability", "PRJ-4"), ("missing-capability-http-200", "WIRE-5"),
+    ("elicit-without-capability", "PRJ-4"), ("create-result-carries-input-requests", "PRJ-4"),
+    ("missing-capability-http-200", "WIRE-5"),
     ("poll-with-default-credentials", "HNS-6"), ("task-for-every-call", "HNS-7"),
     ("ttl-beyond-retention", "TTL-4"),
     ("capability-error-on-plain-mount", "NEG-4"), ("ttl-pauses-run", "TTL-1"), ("ttl-pauses-run", "TTL-2"),
