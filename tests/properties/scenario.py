@@ -12,6 +12,7 @@ properties it checks (by importing their `properties.*` module).
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from model.actions import ACTIONS
@@ -113,3 +114,18 @@ def random_walk(sc, seed, steps):
         moves = ACTIONS[name].moves(sc.world)
         sc.check(sc.world.apply(name, moves[rng.randrange(len(moves))], check=False))
     return sc
+
+
+def story_cases(sc, story, n, premise=None) -> dict[str, int]:
+    """{case: steps reaching it} of n's premise over `story` played in `sc`; with `premise`, n's premise
+    replaced by it (a planted mistake the same story must show)."""
+    if premise is not None:
+        sc.props[n] = dataclasses.replace(sc.props[n], premise=premise)
+    story(sc)
+    return sc.cases(n)
+
+
+def answering(n, case, instead):
+    """n's premise answering `instead` where it should answer `case`: a planted misclassification."""
+    real = find(n).premise
+    return lambda world, step: tuple(instead if c == case else c for c in real(world, step))

@@ -1,7 +1,6 @@
 """The creation catalogue (ADV-1, NEG-1..3, CRT-1..4, TASK-1): holds on the baseline, fails on planted mutants."""
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 from pathlib import Path
 
@@ -40,20 +39,11 @@ def task(sc, action, client, ref, server="S1", declare=True, **extra):
 
 
 def cases(story, rid, premise=None) -> dict[str, int]:
-    """{case: steps reaching it} of requirement `rid`'s premise over a story; with `premise`, the
-    property's premise replaced by it (a planted mistake the same story must show)."""
-    sc = Scenario(params=Params(max_runs=5))
-    name = find(rid).name
-    if premise is not None:
-        sc.props[name] = dataclasses.replace(sc.props[name], premise=premise)
-    story(sc)
-    return sc.cases(name)
+    """{case: steps reaching it} of requirement `rid`'s premise over a story (`scenario.story_cases`)."""
+    return scenario.story_cases(Scenario(params=Params(max_runs=5)), story, find(rid).name, premise)
 
 
-def answering(rid, case, instead):
-    """rid's premise answering `instead` where it should answer `case`: a planted misclassification."""
-    real = find(rid).premise
-    return lambda world, step: tuple(instead if c == case else c for c in real(world, step))
+answering = scenario.answering
 
 
 # ---- planted mutants -----------------------------------------------------------------------------

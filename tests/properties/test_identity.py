@@ -1,7 +1,6 @@
 """The identity catalogue (ID-1, ID-2, AUTH-1, ISO-1, ISO-2, gap ID-G4): holds on the baseline, fails on mutants."""
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 from pathlib import Path
 
@@ -42,20 +41,11 @@ def get(sc, client, ref, declare=True, header_ok=True, action="tasks_get", **ext
 
 
 def cases(story, rid, premise=None) -> dict[str, int]:
-    """{case: steps reaching it} of requirement `rid`'s premise over a story; with `premise`, the
-    property's premise replaced by it (a planted mistake the same story must show)."""
-    sc = Scenario()
-    name = find(rid).name
-    if premise is not None:
-        sc.props[name] = dataclasses.replace(sc.props[name], premise=premise)
-    story(sc)
-    return sc.cases(name)
+    """{case: steps reaching it} of requirement `rid`'s premise over a story (`scenario.story_cases`)."""
+    return scenario.story_cases(Scenario(), story, find(rid).name, premise)
 
 
-def answering(rid, case, instead):
-    """rid's premise answering `instead` where it should answer `case`: a planted misclassification."""
-    real = find(rid).premise
-    return lambda world, step: tuple(instead if c == case else c for c in real(world, step))
+answering = scenario.answering
 
 
 def approval_task(sc):

@@ -4,7 +4,6 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import dataclasses
 
 import model.clients  # noqa: F401  (registers the actions)
 import model.host  # noqa: F401
@@ -44,19 +43,12 @@ class Scenario(scenario.Scenario):
 
 
 def cases(story, name, premise=None, rules=None, params=ROOMY) -> dict[str, int]:
-    """{case: steps reaching it} of property `name`'s premise over a story (on `rules`, at `params`); with
-    `premise`, the property's premise replaced by it (a planted mistake the same story must show)."""
-    sc = Scenario(rules, params)
-    if premise is not None:
-        sc.props[name] = dataclasses.replace(sc.props[name], premise=premise)
-    story(sc)
-    return sc.cases(name)
+    """{case: steps reaching it} of property `name`'s premise over a story, on `rules` at `params`
+    (`scenario.story_cases`)."""
+    return scenario.story_cases(Scenario(rules, params), story, name, premise)
 
 
-def answering(name, case, instead):
-    """The premise answering `instead` where it should answer `case`: a planted misclassification."""
-    real = find(name).premise
-    return lambda world, step: tuple(instead if c == case else c for c in real(world, step))
+answering = scenario.answering
 
 
 def tour(sc):

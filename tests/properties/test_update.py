@@ -4,7 +4,6 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import dataclasses
 
 import pytest
 from model import identity, wire
@@ -61,19 +60,11 @@ class Story(scenario.Scenario):
 
 
 def cases(story, rid, premise=None, rules=None) -> dict[str, int]:
-    """{case: steps reaching it} of requirement `rid`'s premise over a story (on `rules`); with
-    `premise`, the property's premise replaced by it (a planted mistake the same story must show)."""
-    s = Story(rules, params=ROOMY)
-    if premise is not None:
-        s.props[rid] = dataclasses.replace(s.props[rid], premise=premise)
-    story(s)
-    return s.cases(rid)
+    """{case: steps reaching it} of requirement `rid`'s premise over a story, on `rules` (`scenario.story_cases`)."""
+    return scenario.story_cases(Story(rules, params=ROOMY), story, rid, premise)
 
 
-def answering(rid, case, instead):
-    """rid's premise answering `instead` where it should answer `case`: a planted misclassification."""
-    real = find(rid).premise
-    return lambda world, step: tuple(instead if c == case else c for c in real(world, step))
+answering = scenario.answering
 
 
 ROOMY = Params(max_requests=40, max_runs=6, max_interrupts=12, rest_answers=update.RESPONSES)

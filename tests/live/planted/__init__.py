@@ -312,9 +312,9 @@ def _():
     return plant, drive
 
 
-@planted("purged-task-expired", ["TTL-3", "ISO-1"], "a purged task answered 'Task expired', a nonexistent one "
-                                                    "'Task not found'", retention_s=1.0)
-def _():
+def _purged_answered(**error):
+    """A host that remembers the runs it purged and answers a read of one with `error` (a -32602 that
+    differs from a nonexistent id's), driven by a read of a nonexistent id, then of a purged task."""
     def plant(host):
         engine, purged = host.engine, set()
         lookup = engine.lookup
@@ -327,11 +327,11 @@ def _():
             return got
         engine.lookup = remembering
 
-        def expired(ctx):
+        def telling(ctx):
             ref = (ctx.params or {}).get("taskId")
             if isinstance(ref, str) and unproject(ref) in purged:
-                raise MCPError(code=NOT_FOUND, message="Task expired")
-        _wrap_task(host, on_error=expired)
+                raise MCPError(code=NOT_FOUND, **error)
+        _wrap_task(host, on_error=telling)
 
     def drive(ctx):
         import time
@@ -344,6 +344,12 @@ def _():
         time.sleep(1.3)
         c.alice.get(task_id)
     return plant, drive
+
+
+@planted("purged-task-expired", ["TTL-3", "ISO-1"], "a purged task answered 'Task expired', a nonexistent one "
+                                                    "'Task not found'", retention_s=1.0)
+def _():
+    return _purged_answered(message="Task expired")
 
 
 @planted("listen-acks-foreign", ["ISO-2"], "a listen acknowledges another tenant's task")
@@ -401,35 +407,7 @@ def _():
 @planted("purged-task-data", ["TTL-3", "ISO-1"], "a purged task's -32602 carries data a nonexistent one's does not",
          retention_s=1.0, host={"retention_s": 1.0}, at=answer_to("tasks/get", NOT_FOUND))
 def _():
-    def plant(host):
-        engine, purged = host.engine, set()
-        lookup = engine.lookup
-
-        def remembering(raw, subject):
-            run = engine.runs.get(raw) if raw else None
-            got = lookup(raw, subject)
-            if run is not None and raw not in engine.runs:
-                purged.add(raw)
-            return got
-        engine.lookup = remembering
-
-        def expired(ctx):
-            ref = (ctx.params or {}).get("taskId")
-            if isinstance(ref, str) and unproject(ref) in purged:
-                raise MCPError(code=NOT_FOUND, message="Task not found", data={"purged": True})
-        _wrap_task(host, on_error=expired)
-
-    def drive(ctx):
-        import time
-
-        from examples.host.clients.legs import NONEXISTENT, poll
-        c = ctx.clients
-        c.alice.get(NONEXISTENT)
-        task_id = c.alice.call("conformance-failure").result["taskId"]
-        poll(c.alice, task_id, lambda r: r["status"] == "completed")
-        time.sleep(1.3)
-        c.alice.get(task_id)
-    return plant, drive
+    return _purged_answered(message="Task not found", data={"purged": True})
 
 
 @planted("terminal-cancel-invalid-params-unread", ["CNL-1"], "tasks/cancel of a run its caller never read as "
