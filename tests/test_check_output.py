@@ -20,7 +20,7 @@ def run(capsys, *argv):
 
 def test_json_is_one_object_of_the_documented_shape(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code, out, _ = run(capsys, "check", "--variant", "detach-on-disconnect", "--budget", "6", "--json")
+    code, out, _ = run(capsys, "check", "--variant", "detach-on-disconnect", "--examples", "50", "--json")
     data = json.loads(out)
     jsonschema.validate(data, SCHEMA)
     assert code == data["exit_code"] == 1
@@ -42,7 +42,7 @@ def test_z3_result_has_the_same_shape(capsys, tmp_path):
 
 def test_table_tells_the_refuted_steps_and_the_expectations(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code, out, _ = run(capsys, "check", "--variant", "detach-on-disconnect", "--budget", "6")
+    code, out, _ = run(capsys, "check", "--variant", "detach-on-disconnect", "--examples", "50")
     assert code == 1
     assert "owner-cancel-cancels-run (OWN-2) refuted in" in out
     assert "   1. " in out and "the connection of r1 drops" in out        # numbered protocol steps
@@ -59,7 +59,7 @@ def test_expect_decides_the_exit_code(capsys, tmp_path, monkeypatch, body, want)
     (tmp_path / "detach.py").write_text(
         "from model.amend import Amendment\n\n\nclass Detach(Amendment):\n    name = 'my-detach'\n"
         f"    {body}\n\n    def on_request_cancelled(self, world, q, cause):\n        return None\n")
-    code, out, _ = run(capsys, "check", "--variant", "detach.py", "--budget", "6", "--expect")
+    code, out, _ = run(capsys, "check", "--variant", "detach.py", "--engine", "hypothesis", "--examples", "50", "--expect")
     assert code == want, out
     assert ("as expected" if want == 0 else "unexpected") in out
 

@@ -16,7 +16,7 @@ HEAD = "import sys\nfrom model.amend import Amendment\n\n\nclass A(Amendment):\n
 def _check(capsys, tmp_path, monkeypatch, body, *extra):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.py").write_text(HEAD + body)
-    code = main(["check", "--variant", "a.py", "--budget", "4", *extra])
+    code = main(["check", "--variant", "a.py", "--engine", "hypothesis", "--examples", "50", *extra])
     out, err = capsys.readouterr()
     return code, out, err
 
