@@ -177,8 +177,8 @@ def _receive_retry(world, q) -> None:
 # ---- answering -------------------------------------------------------------------------------------
 def _answer_moves(world):
     out = []
-    for q in world.requests.values():
-        if q.method == "tools/call" and q.phase in ("received", "streaming") and q.run is not None:
+    for q in world.open_requests():
+        if q.method == "tools/call" and q.run is not None:
             if _answer(world, q, dry=True) is not None:
                 out.append(dict(request=q.id))
     return out
@@ -231,12 +231,12 @@ def answer(world, request):
 
 
 def _stream_moves(world):
-    return [dict(request=q.id) for q in world.requests.values()
+    return [dict(request=q.id) for q in world.open_requests()
             if q.method == "tools/call" and q.transport == "http" and q.phase == "received" and q.run]
 
 
 def _respond_moves(world):
-    return [dict(request=q.id) for q in world.requests.values() if awaits_respond(q)]
+    return [dict(request=q.id) for q in world.open_requests() if awaits_respond(q)]
 
 
 def _say_respond(world, a):

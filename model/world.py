@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from . import lifecycle
+from .before import KEPT, before as views_before, carry, kept
 from .facts import Facts
 from .params import Params
 from .state import Interrupt, Request, RequestState, Run, Step
@@ -102,8 +103,14 @@ class World:
 
     # ---- queries ------------------------------------------------------------------------------
     def open_requests(self, server: str | None = None):
-        return [q for q in self.requests.values() if q.phase in lifecycle.OPEN_PHASES
-                and (server is None or q.server == server)]
+        reqs = self.requests
+        return [reqs[k] for k in self.open_ids() if server is None or reqs[k].server == server]
+
+    def open_ids(self) -> tuple[str, ...]:
+        """The ids of the requests still open (received or streaming), in the order they were sent."""
+        # kept from step to step (`model.before.kept`): a long session's world (the trace
+        # validator's) is not read whole at every step
+        return kept(self, "open", _open_whole)
 
     def owner_of(self, run_id: str) -> list[Request]:
         return [q for q in self.requests.values() if q.owns == run_id]
@@ -153,18 +160,25 @@ class World:
     def enabled(self, action_name: str, args: dict) -> bool:
         return args in self.moves(action_name)
 
-    def apply(self, action_name: str, args: dict | None = None, check: bool = True, say: bool = True) -> Step:
+    def apply(self, action_name: str, args: dict | None = None, check: bool = True, say: bool = True,
+              writes=None) -> Step:
         """Take one protocol action. With `check`, refuse a move that is not enabled. Without `say`,
         the step is not described (`Step.note` stays empty): an exhaustive search takes a step on
-        every transition and describes only the ones it reports, when it replays them."""
+        every transition and describes only the ones it reports, when it replays them. `writes`: the
+        records the move may write (`model.footprint.writes_of`, every other one shared and sealed),
+        so that the step records what they held before it alone (`model.before`)."""
         action = action_table()[action_name]
         args = dict(args or {})
         if check and args not in action.moves(self):
             raise ModelError(f"{action_name}({args}) is not enabled in this state")
         step = Step(index=self.depth, action=action_name, args=args, actor=action.actor)
-        step.pre_status = {rid: r.status for rid, r in self.runs.items()}
-        step.pre_phase = {qid: q.phase for qid, q in self.requests.items()}
-        step.pre_owner = {qid: q.owns for qid, q in self.requests.items()}
+        views = views_before(self, writes) if writes is not None else None
+        if views is not None:
+            step.pre_status, step.pre_phase, step.pre_owner = views
+        else:
+            step.pre_status = {rid: r.status for rid, r in self.runs.items()}
+            step.pre_phase = {qid: q.phase for qid, q in self.requests.items()}
+            step.pre_owner = {qid: q.owns for qid, q in self.requests.items()}
         self.step = step
         sizes = (len(self.requests), len(self.runs), len(self.interrupts))
         try:
@@ -179,7 +193,36 @@ class World:
             step.note = action.say(self, args)
         self.history.append(step)
         self.depth += 1
+        if views is not None:
+            carry(self, step)
         return step
+
+
+def _open_whole(world) -> tuple[str, ...]:
+    OPEN = lifecycle.OPEN_PHASES
+    return tuple(k for k, q in world.requests.items() if q.phase in OPEN)
+
+
+def _open_after(world, was: tuple, step) -> tuple | None:
+    """The open requests' ids after `step`, from those before it (`was`); None where a request the step
+    wrote opened again (no lifecycle does: read whole)."""
+    OPEN, requests, pre = lifecycle.OPEN_PHASES, world.requests, step.pre_phase
+    keep = None
+    for k in pre.changed():
+        now = requests[k].phase in OPEN
+        if now != (pre.saved[k] in OPEN):
+            if now:
+                return None
+            keep = dict.fromkeys(was) if keep is None else keep
+            keep.pop(k, None)
+    made = [k for k in pre.made() if requests[k].phase in OPEN]
+    if made:
+        keep = dict.fromkeys(was) if keep is None else keep
+        keep.update(dict.fromkeys(made))
+    return was if keep is None else tuple(keep)
+
+
+KEPT["open"] = _open_after
 
 
 def composed_world(params: Params | None = None, rules=None, harness_rules=None) -> World:

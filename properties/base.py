@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from model.host import awaits_respond
+from model.before import Before
 from model.lifecycle import TERMINAL
 
 KINDS = ("invariant", "step", "trace", "liveness", "witness", "gap")
@@ -124,6 +125,8 @@ def step_facets(world, step) -> int:
     m = (1 if step.emitted else 0) | (2 if step.events else 0) | (16 if step.created else 0) \
         | (32 if step.cancelled else 0)
     pre = step.pre_status
+    if isinstance(pre, Before):         # only the records the step may have written can differ
+        return _written_facets(world, step, m)
     for rid, r in world.runs.items():
         was = pre.get(rid)
         if was != r.status:
@@ -144,6 +147,42 @@ def step_facets(world, step) -> int:
             if m & 8:
                 break
     return m
+
+
+def _written_facets(world, step, m: int) -> int:
+    """`step_facets` of a step that recorded the records it may write (`model.before.Before`)."""
+    pre = step.pre_status
+    if pre.made():
+        m |= 4 | 128
+    else:
+        for rid in pre.changed():
+            r = world.runs[rid]
+            if pre.saved[rid] != r.status:
+                m |= 4
+                if r.status in TERMINAL:
+                    m |= 128
+                    break
+    phase, owner = step.pre_phase, step.pre_owner
+    if phase.made():
+        return m | 8 | 64
+    for qid in phase.changed():
+        q = world.requests[qid]
+        if phase.saved[qid] != q.phase:
+            m |= 8
+        if owner.saved[qid] != q.owns:
+            m |= 64
+    return m
+
+
+def status_changes(world, step) -> list[tuple[str, str | None, str]]:
+    """(runId, status before, status after) of every run whose status the step changed or that it
+    made (before: None)."""
+    pre = step.pre_status
+    runs = world.runs
+    if isinstance(pre, Before):
+        ids = [*pre.changed(), *pre.made()]
+        return [(rid, pre.get(rid), runs[rid].status) for rid in ids if pre.get(rid) != runs[rid].status]
+    return [(rid, pre.get(rid), r.status) for rid, r in runs.items() if pre.get(rid) != r.status]
 
 
 def case_key(name: str, case: str) -> str:

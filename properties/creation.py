@@ -74,7 +74,7 @@ from itertools import islice
 from model import wire
 from model.state import Request
 
-from .base import handled, prop
+from .base import handled, prop, status_changes
 
 EXT = wire.TASKS_EXT
 TASKS_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
@@ -122,10 +122,7 @@ def seen(world, step) -> Seen:
             out.views.append((q, "CreateTaskResult", res))
         elif q.method == "tasks/get" and "taskId" in res:
             out.views.append((q, "tasks/get", res))
-    pre = step.pre_status
-    for rid, run in world.runs.items():
-        if pre.get(rid) != run.status:
-            out.changed.append(rid)
+    out.changed = [rid for rid, _, _ in status_changes(world, step)]
     return out
 
 
@@ -640,8 +637,8 @@ def task_durable_when_created(world, step):
 
 def _held_calls(world):
     out = []
-    for q in world.requests.values():
-        if (q.method == "tools/call" and q.phase in ("received", "streaming") and q.run is not None
+    for q in world.open_requests():
+        if (q.method == "tools/call" and q.run is not None
                 and declared(q) and advertised(world, q.server)):
             run = world.runs.get(q.run)
             if run is not None and run.status in ("waiting-approval", "waiting-input"):

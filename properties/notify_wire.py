@@ -112,7 +112,7 @@ def _torn_down_listens(world, step) -> list:
         dropped |= {qid for qid, sent in world.harness.sent.items() if sent[0] == step.args.get("client")}
     elif a == "respond":
         dropped.add(step.args.get("request"))     # answered (a refused listen), not torn down
-    return [q for q in world.requests.values() if q.method == "subscriptions/listen" and q.id not in dropped
+    return [q for q in map(world.requests.__getitem__, world.listens) if q.id not in dropped
             and step.pre_phase.get(q.id) in OPEN and q.phase not in OPEN]
 
 
@@ -184,8 +184,8 @@ def _cancelled_ids(step) -> set:
 
 
 def _open_calls_on_cancelled(world):
-    return [q for q in world.requests.values()
-            if q.method == "tools/call" and q.phase in OPEN and q.run is not None
+    return [q for q in world.open_requests()
+            if q.method == "tools/call" and q.run is not None
             and world.runs[q.run].status == "cancelled"]
 
 
@@ -313,8 +313,8 @@ def _owed(world, step) -> list:
     if not touched:
         return []
     out = []
-    for q in world.requests.values():
-        if q.method != "subscriptions/listen" or q.phase != "streaming" or step.pre_phase.get(q.id) != "streaming":
+    for q in map(world.requests.__getitem__, world.listens):
+        if q.phase != "streaming" or step.pre_phase.get(q.id) != "streaming":
             continue                       # acknowledged at this step (a snapshot, not a change), or ended
         for rid in touched.intersection(q.acked):
             run = world.runs[rid]

@@ -31,6 +31,7 @@ The RFC ties a run to the request that still owes its caller a response:
 from __future__ import annotations
 
 from model import identity
+from model.before import KEPT, kept
 from model.wire import INVALID_PARAMS
 
 from .base import annotate, handled, learnt_at, prop
@@ -60,15 +61,45 @@ def created_runs(world) -> dict[str, str]:
 
 
 def _created_runs(world) -> dict[str, str]:
-    # From the run log alone, as an auditor reads it: a run whose log does not open with the
-    # run.created naming its request was created by no request, whatever the host's own record says.
+    # Kept from step to step (`model.before.kept`), so that a long session's world is not read whole
+    # at every step.
+    return kept(world, "own.created", _created_whole)
+
+
+def _created_whole(world) -> dict[str, str]:
     out = {}
     for r in world.runs.values():
-        first = r.log[0] if r.log else None
-        req = first.get("request") if first is not None and first.get("type") == "run.created" else None
-        if req is not None and r.fork_of is None:
+        req = _creating_request(r)
+        if req is not None:
             out[req] = r.id
     return out
+
+
+def _creating_request(r) -> str | None:
+    # From the run log alone, as an auditor reads it: a run whose log does not open with the
+    # run.created naming its request was created by no request, whatever the host's own record says.
+    first = r.log[0] if r.log else None
+    req = first.get("request") if first is not None and first.get("type") == "run.created" else None
+    return req if r.fork_of is None else None
+
+
+def _created_after(world, was: dict, step) -> dict | None:
+    """`_created_runs` after `step`, from the relation before it and the runs the step wrote or made (a
+    run's log is only ever appended to, so an entry, once there, stays); None where a request is
+    claimed by two runs (read whole, so that the later run in the table wins as it does there)."""
+    pre, out = step.pre_status, None
+    for rid in (*pre.changed(), *pre.made()):
+        req = _creating_request(world.runs[rid])
+        if req is None or was.get(req) == rid:
+            continue
+        if req in (was if out is None else out):
+            return None
+        out = dict(was) if out is None else out
+        out[req] = rid
+    return was if out is None else out
+
+
+KEPT["own.created"] = _created_after
 
 
 def started_run(world, q, created: dict[str, str] | None = None) -> str | None:

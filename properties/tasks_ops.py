@@ -39,7 +39,7 @@ from functools import lru_cache
 from model import identity
 from model.world import EPOCH
 
-from .base import handled, prop
+from .base import handled, prop, status_changes
 from .creation import elicitation_refusal, eligible
 from .ownership import CONNECTION_EVENTS
 from .update import _key_names, new_request, readable_task, response_to, served_task_request
@@ -53,9 +53,6 @@ def _own_events(step, kinds=None):
     return [(rid, e) for rid, e in step.events if not e.get("replayed") and (kinds is None or e.get("type") in kinds)]
 
 
-def _status_changes(world, step):
-    return [(rid, step.pre_status.get(rid), r.status) for rid, r in world.runs.items()
-            if step.pre_status.get(rid) != r.status]
 
 
 def _run_of_ref(world, ref):
@@ -100,7 +97,7 @@ def get1_read_changes_nothing(world, step):
         rid, e = step.events[0]
         return (f"tasks/get {q.id} for {world.label(q.task_ref)} appended {e.get('type')} to {world.label(rid)} "
                 f"({len(step.events)} event(s) in all)")
-    changes = _status_changes(world, step)
+    changes = status_changes(world, step)
     if changes:
         rid, before, after = changes[0]
         return f"tasks/get {q.id} changed {world.label(rid)} from {before or 'nothing'} to {after}"
@@ -203,7 +200,7 @@ def _cancel_seqs(world, step) -> dict:
 def _cnl2_premise(world, step) -> tuple:
     """How each run that accepted a cancel at an earlier step, and took a step now, was cancelled."""
     seqs = _cancel_seqs(world, step)
-    touched = {rid for rid, _ in step.events} | {rid for rid, _, _ in _status_changes(world, step)}
+    touched = {rid for rid, _ in step.events} | {rid for rid, _, _ in status_changes(world, step)}
     out = []
     for rid in touched:
         first, how = seqs.get(rid, (None, None))
@@ -227,7 +224,7 @@ def cnl2_cancelling_only_to_cancelled(world, step):
                     e.get("type") in ("run.started", "run.resumed")]
             return (f"{world.label(rid)} accepted a cancel (run.cancelling at seq {first}) but now reads {run.status}"
                     f"{' after ' + ', '.join(late) if late else ''}, at a {step.action} step")
-    for rid, before, after in _status_changes(world, step):
+    for rid, before, after in status_changes(world, step):
         if after == "cancelled" and before != "cancelling":
             return f"{world.label(rid)} went {before} -> cancelled without passing through cancelling"
     return None
@@ -309,7 +306,7 @@ def ttl1_ttl_covers_retention(world, step):
             facts = world.facts.setdefault("TTL-1", {})
             facts[run.id] = (expiry, qid)
             world.facts.setdefault("TTL-1.at", {})[run.id] = step.index
-    for rid, before, after in _status_changes(world, step):
+    for rid, before, after in status_changes(world, step):
         if rid in facts and after in TERMINAL:
             facts = world.facts.setdefault("TTL-1", {})
             expiry, qid = facts.pop(rid)
@@ -356,7 +353,7 @@ def ttl2_ttl_moves_no_run(world, step):
             return (f"{world.label(rid)} logged {e.get('type')} (reason {e.get('reason')!r}) at a {step.action} step "
                     f"(t={world.clock}): a run changed because its task's TTL elapsed")
     if step.action == "clock_tick":
-        for rid, before, after in _status_changes(world, step):
+        for rid, before, after in status_changes(world, step):
             return (f"{world.label(rid)} went {before} -> {after} as time passed (t={world.clock}): the TTL "
                     f"moved the run")
     return None

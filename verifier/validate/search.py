@@ -152,7 +152,7 @@ class Matcher:
         # record the session ever made at every step made validation quadratic in the log's length)
         writes = writes_of(cand.world, load_all()[name], args)
         w = own(cand.world, writes) if in_place else successor(cand.world, writes)
-        step = send(w, name, args, sent)
+        step = send(w, name, args, sent, writes)
         self.steps += 1
         origin = (cand.world, name, args, sent) if self.keep and not in_place else None
         out = cand.out
@@ -357,14 +357,15 @@ def _interrupt_fits(args, data: dict) -> bool:
     return "mode" not in data or data["mode"] == ("form" if args["form"] else "url")
 
 
-def send(world, name: str, args: dict, sent=None):
+def send(world, name: str, args: dict, sent=None, writes=None):
     """Take the model step `name(args)` in `world` as the observed request was sent (`observe.Sent`):
     a listen naming the observed task references, a request carrying the observed elicitation
-    declaration (set on the request the step made, before anything reads it)."""
+    declaration (set on the request the step made, before anything reads it). `writes`: the records
+    the step may write, the world's own (`World.apply`)."""
     if sent is not None and sent.listen is not None:
         world.memo = _seeded(world, f"task_refs:{args['server']}", [(args["server"], r) for r in sent.listen])
     try:
-        step = world.apply(name, args, check=False)
+        step = world.apply(name, args, check=False, writes=writes)
     finally:
         world.__dict__.pop("memo", None)
     if sent is not None and sent.elicitation != KEEP:

@@ -52,7 +52,8 @@ DOCS = {
         "serial": "the counter minted ids come from (`next_serial`)",
         "history": "the steps taken so far, in order",
         "step": "the step being taken, while it is taken (None between steps)",
-        "_memo": "cached enabled-move lists, keyed by what they read",
+        "_memo": "cached enabled-move lists, keyed by what they read, and values kept by depth "
+                 "(`model.before.kept`)",
     },
     "Harness": {
         "rules": "the harness's rules: this variant's `HarnessRules` instance",
