@@ -128,10 +128,15 @@ def carry(world, step) -> None:
             memo[name] = (world.depth, value)
 
 
+# A world with fewer records than this is read whole: keeping costs more than reading (the exhaustive
+# engine's worlds hold a few).
+SMALL = 48
+
+
 def kept(world, name: str, whole: Callable):
     """The kept value `name` of `world` (`KEPT`), read whole (`whole(world)`) where it was not carried.
     During a step it is read whole and not kept: the records are half written."""
-    if world.step is not None:
+    if world.step is not None or len(world.requests) + len(world.runs) < SMALL:
         return whole(world)
     got = world._memo.get(name)
     if got is not None and got[0] == world.depth:
