@@ -7,7 +7,7 @@ delivery; a server message, and a run event when the log has them, must be one t
 or appended. Between observed events the host may take internal steps the log does not show
 (host progress, interrupts, completion, clock ticks): when no candidate explains the next
 observation as it stands, a breadth-first search over the model's enabled internal moves (on
-`model.snapshot` clones, deduplicated by fingerprint) looks for the states that do, level by
+`model.snapshot` clones, deduplicated by state) looks for the states that do, level by
 level, and keeps every state of the first level that has one (internal steps are placed as late
 as the log allows).
 
@@ -29,11 +29,12 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
+from operator import is_
 
 from model.actions import load_all
 from model.lifecycle import TERMINAL
 from model.footprint import writes_of
-from model.snapshot import fingerprint, own, state_tuple, successor
+from model.snapshot import RECORD_FORMS, beyond_records, own, same_state, state_tuple, successor
 from properties.base import guard_facets
 
 from verifier.validate.binding import binding_of
@@ -95,25 +96,19 @@ class Cand:
 
 
 class _Seen:
-    """The states a search has reached, each once by its fingerprint and what it still owes the log.
-    A fingerprint reads the whole world, so it is taken only of states alike in what `_brief` and
-    `_maskable` read."""
+    """The states a search has reached, each once by its state (`same_state`: what its fingerprint
+    tells apart) and what it still owes the log (in `_brief`). A state is compared only with those
+    alike in what `_brief` and `_maskable` read, and in the time of the records the two do not share."""
 
     def __init__(self):
-        self.alike: dict = {}        # -> [[candidate, its key or None until needed], ...]
+        self.alike: dict = {}        # -> [candidate, ...]
 
     def add(self, c: Cand) -> bool:
         """Whether `c` is a state not reached before (it is kept)."""
         alike = self.alike.setdefault((_brief(c), _maskable(c.world)), [])
-        if alike:
-            key = _key(c)
-            for entry in alike:
-                entry[1] = entry[1] or _key(entry[0])
-                if entry[1] == key:
-                    return False
-            alike.append([c, key])
-        else:
-            alike.append([c, None])
+        if any(same_state(other.world, c.world) for other in alike):
+            return False
+        alike.append(c)
         return True
 
 
@@ -305,13 +300,11 @@ class Matcher:
         reads (a closed interrupt's kind and approvers) are one (see `_future`). The masked state is
         read only of candidates alike in what masking leaves as it is (`_brief`)."""
         if len(cands) > 1:
-            briefs = [_brief(c) for c in cands]
-            shared = {b for b in briefs if briefs.count(b) > 1}
-            seen, out = set(), []
-            for c, b in zip(cands, briefs):
-                f = (b, _future(c, self.texts) if b in shared else None)
-                if f not in seen:
-                    seen.add(f)
+            groups, out, futures = {}, [], {}
+            for c in cands:
+                kept = groups.setdefault(_brief(c), [])
+                if not any(_same_future(k, c, self.texts, futures) for k in kept):
+                    kept.append(c)
                     out.append(c)
             cands = out
         if len(cands) > self.max_candidates:
@@ -396,21 +389,66 @@ def _future(c: Cand, texts: Texts) -> tuple:
     waits on it), what it still owes the log, and its bindings. Keys compare when made with one
     `texts`."""
     w = c.world
-    closed = [i for i in w.interrupts.values() if not i.open or i.kind != "external-event"
-              and w.runs[i.run].status in TERMINAL]
+    closed = _closed(w)
+    with _masking(closed):
+        text = repr(state_tuple(w, text=_numbering(closed, texts)))
+    if closed:
+        text = _plain(text)
+    ids = tuple(tuple(sorted(c.ids.real[k].items())) for k in _BOUND) + (tuple(sorted(c.ids.errors.items())),)
+    return hashlib.blake2b(text.encode(), digest_size=16).digest(), _queued(c), ids, c.violation is None
+
+
+_BOUND = ("run", "interrupt", "token")
+
+
+def _closed(w) -> list:
+    return [i for i in w.interrupts.values() if not i.open or i.kind != "external-event"
+            and w.runs[i.run].status in TERMINAL]
+
+
+def _numbering(closed, texts: Texts):
+    """The form of a text in `_future`'s state (`closed`: the interrupts masked)."""
     masked = {i.id for i in closed}
 
     def number(obj) -> int:
         mode = 0 if not closed else 2 if obj.get("interruptId") in masked and obj.get("type") == \
             "interrupt.requested" else 1
         return texts.number(obj, mode)
-    with _masking(closed):
-        text = repr(state_tuple(w, text=number))
-    if closed:
-        text = _plain(text)
-    ids = tuple(tuple(sorted(c.ids.real[k].items())) for k in ("run", "interrupt", "token")) + (
-        tuple(sorted(c.ids.errors.items())),)
-    return hashlib.blake2b(text.encode(), digest_size=16).digest(), _queued(c), ids, c.violation is None
+    return number
+
+
+def _same_future(a: Cand, b: Cand, texts: Texts, futures: dict) -> bool:
+    """Whether `_future(a, texts) == _future(b, texts)`, read in the time of the records the two worlds
+    do not share: a record both hold has one text (the same interrupts masked in both), and the
+    state's text is the texts of its parts (no masked word spans two). Where the two mask other
+    interrupts, their keys are made (kept in `futures`, by candidate)."""
+    if (a.violation is None) != (b.violation is None) or _queued(a) != _queued(b) or a.ids.errors != b.ids.errors \
+            or any(a.ids.real[k] != b.ids.real[k] for k in _BOUND):
+        return False
+    wa, wb = a.world, b.world
+    if (wa.serial, wa.clock, wa.effects) != (wb.serial, wb.clock, wb.effects):
+        return False
+    ca, cb = _closed(wa), _closed(wb)
+    if [i.id for i in ca] != [i.id for i in cb]:
+        for c in (a, b):
+            if id(c) not in futures:
+                futures[id(c)] = (c, _future(c, texts))
+        return futures[id(a)][1] == futures[id(b)][1]
+    number = _numbering(ca, texts)
+
+    def text(form) -> str:
+        return _plain(repr(form)) if ca else repr(form)
+    with _masking(list({id(i): i for i in (*ca, *cb)}.values())):
+        for name, form in RECORD_FORMS:
+            ta, tb = getattr(wa, name), getattr(wb, name)
+            if len(ta) != len(tb):
+                return False
+            if all(map(is_, ta.values(), tb.values())):
+                continue
+            for x, y in zip(ta.values(), tb.values()):
+                if x is not y and text(form(x, number)) != text(form(y, number)):
+                    return False
+        return text(beyond_records(wa, True)) == text(beyond_records(wb, True))
 
 
 class Texts:
@@ -451,10 +489,6 @@ def _maskable(w) -> tuple:
 
 def _latest(table: dict, n: int = 16):
     return islice(reversed(table.values()), n)
-
-
-def _key(c: Cand) -> tuple:
-    return fingerprint(c.world, rename=False), _queued(c)
 
 
 @contextmanager
