@@ -116,6 +116,10 @@ class World:
         # validator's) is not read whole at every step
         return kept(self, "open", _open_whole)
 
+    def owning_ids(self) -> frozenset[str]:
+        """The ids of the requests that own a run now."""
+        return kept(self, "owning", _owning_whole)
+
     def owner_of(self, run_id: str) -> list[Request]:
         return [q for q in self.requests.values() if q.owns == run_id]
 
@@ -227,6 +231,23 @@ def _open_after(world, was: tuple, step) -> tuple | None:
 
 
 KEPT["open"] = _open_after
+
+
+def _owning_whole(world) -> frozenset[str]:
+    return frozenset(k for k, q in world.requests.items() if q.owns is not None)
+
+
+def _owning_after(world, was: frozenset, step) -> frozenset:
+    """The owning requests' ids after `step`, from those before it (`was`) and the requests it wrote."""
+    pre, requests, out = step.pre_owner, world.requests, None
+    for k in (*pre.changed(), *pre.made()):
+        if (requests[k].owns is not None) != (k in was):
+            out = set(was) if out is None else out
+            (out.add if requests[k].owns is not None else out.discard)(k)
+    return was if out is None else frozenset(out)
+
+
+KEPT["owning"] = _owning_after
 
 
 def composed_world(params: Params | None = None, rules=None, harness_rules=None) -> World:

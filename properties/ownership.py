@@ -31,6 +31,7 @@ The RFC ties a run to the request that still owes its caller a response:
 from __future__ import annotations
 
 from model import identity
+from model import before as kept_values
 from model.before import KEPT, kept
 from model.wire import INVALID_PARAMS
 
@@ -149,6 +150,19 @@ def retry_verifies(world, q, created) -> bool:
                 and not refused_retry(other):
             return False                  # spent by an earlier accepted retry
     return True
+
+
+def _at_stake(world):
+    """The requests OWN-1 judges, in the order sent: those open or owning a run (any other one owns
+    nothing and should own nothing). Read from the kept ids (`World.open_ids`, `owning_ids`) in a
+    long session's world, whose requests (r1, r2, ...) are numbered in that order."""
+    reqs = world.requests
+    if len(reqs) + len(world.runs) < kept_values.SMALL:
+        return reqs.values()
+    ids = set(world.open_ids()) | world.owning_ids()
+    if not all(k[:1] == "r" and k[1:].isdigit() for k in ids):
+        return reqs.values()
+    return [reqs[k] for k in sorted(ids, key=lambda k: int(k[1:]))]
 
 
 def retry_refused_wrongly(world, step) -> str | None:
@@ -278,7 +292,7 @@ def own1_ownership_follows_protocol(world, step):
         return wrong
     created = created_runs(world)
     should: dict[str, list[str]] = {}
-    for q in world.requests.values():
+    for q in _at_stake(world):
         expected = started_run(world, q, created) if q.phase in OPEN else None
         if expected != q.owns:
             if expected is None:

@@ -50,9 +50,11 @@ def keep_every_world(monkeypatch):
 def test_a_footprint_step_records_what_a_whole_step_records(seed, keep_every_world):
     views = 0
     world = World()
-    world.open_ids(), _created_runs(world)        # kept from the first state on
+    world.open_ids(), world.owning_ids(), _created_runs(world)        # kept from the first state on
     for before, name, args, after in _walk(seed, world):
         step = after.history[-1]
+        # carried past the step (nothing has read them in this world yet)
+        assert [after._memo[k][0] for k in ("open", "owning", "own.created")] == [after.depth] * 3, (name, args)
         full, whole = _whole(before, name, args)
         for field in ("pre_status", "pre_phase", "pre_owner"):
             assert dict(getattr(step, field)) == getattr(whole, field), (name, args, field)
@@ -61,7 +63,7 @@ def test_a_footprint_step_records_what_a_whole_step_records(seed, keep_every_wor
         assert status_changes(after, step) == status_changes(full, whole), (name, args)
         assert after.open_ids() == tuple(k for k, q in after.requests.items() if q.phase in ("received", "streaming"))
         assert _created_runs(after) == _created_whole(after)
-        assert after._memo["open"][0] == after.depth       # carried, not read whole
+        assert after.owning_ids() == {k for k, q in after.requests.items() if q.owns is not None}
     assert views > 10
 
 
@@ -82,7 +84,7 @@ def test_a_variant_step_records_the_same(variant, keep_every_world):
         full, whole = _whole(before, name, args)
         assert {f: dict(getattr(step, f)) for f in ("pre_status", "pre_phase", "pre_owner")} == \
             {f: getattr(whole, f) for f in ("pre_status", "pre_phase", "pre_owner")}, (name, args)
-        assert after.open_ids() == full.open_ids()
+        assert after.open_ids() == full.open_ids() and after.owning_ids() == full.owning_ids()
         assert _created_runs(after) == _created_whole(full)
 
 
