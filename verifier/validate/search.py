@@ -34,7 +34,7 @@ from operator import is_
 from model.actions import load_all
 from model.lifecycle import TERMINAL
 from model.footprint import writes_of
-from model.snapshot import RECORD_FORMS, beyond_records, own, same_state, state_tuple, successor
+from model.snapshot import RECORD_FORMS, beyond_records, fingerprint, own, same_state, state_tuple, successor
 from properties.base import guard_facets
 
 from verifier.validate.binding import binding_of
@@ -95,20 +95,37 @@ class Cand:
         return c
 
 
+# Alike states (candidates) compared two by two up to this many, then by their whole-state keys: a
+# comparison reads only the records two worlds do not share, a key the whole world, once.
+PAIRWISE = 4
+
+
 class _Seen:
     """The states a search has reached, each once by its state (`same_state`: what its fingerprint
     tells apart) and what it still owes the log (in `_brief`). A state is compared only with those
-    alike in what `_brief` and `_maskable` read, and in the time of the records the two do not share."""
+    alike in what `_brief` and `_maskable` read: two by two, in the time of the records the two do not
+    share, while they are few (`PAIRWISE`), then by fingerprint."""
 
     def __init__(self):
-        self.alike: dict = {}        # -> [candidate, ...]
+        self.alike: dict = {}        # -> [candidate, ...], or {fingerprint: candidate} past PAIRWISE
 
     def add(self, c: Cand) -> bool:
         """Whether `c` is a state not reached before (it is kept)."""
-        alike = self.alike.setdefault((_brief(c), _maskable(c.world)), [])
-        if any(same_state(other.world, c.world) for other in alike):
-            return False
-        alike.append(c)
+        k = (_brief(c), _maskable(c.world))
+        alike = self.alike.get(k)
+        if alike is None:
+            self.alike[k] = [c]
+        elif type(alike) is list:
+            if any(same_state(other.world, c.world) for other in alike):
+                return False
+            alike.append(c)
+            if len(alike) > PAIRWISE:
+                self.alike[k] = {fingerprint(o.world, rename=False): o for o in alike}
+        else:
+            key = fingerprint(c.world, rename=False)
+            if key in alike:
+                return False
+            alike[key] = c
         return True
 
 
@@ -302,10 +319,22 @@ class Matcher:
         if len(cands) > 1:
             groups, out, futures = {}, [], {}
             for c in cands:
-                kept = groups.setdefault(_brief(c), [])
-                if not any(_same_future(k, c, self.texts, futures) for k in kept):
+                b = _brief(c)
+                kept = groups.get(b)
+                if kept is None:
+                    groups[b] = [c]
+                elif type(kept) is list:            # as `_Seen` does: two by two, then by key
+                    if any(_same_future(k, c, self.texts, futures) for k in kept):
+                        continue
                     kept.append(c)
-                    out.append(c)
+                    if len(kept) > PAIRWISE:
+                        groups[b] = {_future(k, self.texts): k for k in kept}
+                else:
+                    f = _future(c, self.texts)
+                    if f in kept:
+                        continue
+                    kept[f] = c
+                out.append(c)
             cands = out
         if len(cands) > self.max_candidates:
             raise Stop("undetermined", f"more than {self.max_candidates} model states fit the log")
