@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from itertools import islice
 
-# footprint key kind -> (table, the record kinds whose field the table holds)
+# table -> the footprint key kinds of its records (a run's log lives in its record)
 _KINDS = {"runs": ("run", "log"), "requests": ("request",)}
 
 
