@@ -369,10 +369,9 @@ def state_tuple(world, facts: bool = True, text=_text) -> tuple:
             *beyond_records(world, facts))
 
 
-# Each record table of `state_tuple`, in its order, with the getter of a record's form (`text`: its
-# texts' form, as `state_tuple` takes it).
-RECORD_FORMS = (("runs", _run_fields), ("interrupts", _interrupt_fields), ("requests", _request_fields),
-                ("request_states", _rs_fields))
+# The getter of a record's form of each record table of `state_tuple`, in its order (`text`: its texts'
+# form, as `state_tuple` takes it).
+RECORD_FORMS = (_run_fields, _interrupt_fields, _request_fields, _rs_fields)
 
 
 def beyond_records(world, facts: bool) -> tuple:
@@ -393,16 +392,24 @@ def same_state(a, b) -> bool:
     The trace validator compares states of a long session that differ in a few records."""
     if a.serial != b.serial or a.clock != b.clock or a.effects != b.effects:
         return False
-    for name, form in zip(_TABLES, _FORMED):
+    return tables_alike(a, b, _FORMED, lambda form, r: _encoded(form(r, _text_digest))) and \
+        _encoded(beyond_records(a, True)) == _encoded(beyond_records(b, True))
+
+
+def tables_alike(a, b, getters, key) -> bool:
+    """Whether the record tables of worlds `a` and `b` (in `state_tuple`'s order, each with its form's
+    getter in `getters`) hold records alike two by two: `key(getter, record)` equal, read only of the
+    records the two do not share."""
+    for name, form in zip(_TABLES, getters):
         ta, tb = getattr(a, name), getattr(b, name)
         if len(ta) != len(tb):
             return False
         if all(map(is_, ta.values(), tb.values())):
             continue
         for x, y in zip(ta.values(), tb.values()):
-            if x is not y and _encoded(form(x, _text_digest)) != _encoded(form(y, _text_digest)):
+            if x is not y and key(form, x) != key(form, y):
                 return False
-    return _encoded(beyond_records(a, True)) == _encoded(beyond_records(b, True))
+    return True
 
 
 def _first(kv):

@@ -29,12 +29,12 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
-from operator import is_
 
 from model.actions import load_all
 from model.lifecycle import TERMINAL
 from model.footprint import writes_of
-from model.snapshot import RECORD_FORMS, beyond_records, fingerprint, own, same_state, state_tuple, successor
+from model.snapshot import (RECORD_FORMS, beyond_records, fingerprint, own, same_state, state_tuple, successor,
+                            tables_alike)
 from properties.base import guard_facets
 
 from verifier.validate.binding import binding_of
@@ -468,16 +468,8 @@ def _same_future(a: Cand, b: Cand, texts: Texts, futures: dict) -> bool:
     def text(form) -> str:
         return _plain(repr(form)) if ca else repr(form)
     with _masking(list({id(i): i for i in (*ca, *cb)}.values())):
-        for name, form in RECORD_FORMS:
-            ta, tb = getattr(wa, name), getattr(wb, name)
-            if len(ta) != len(tb):
-                return False
-            if all(map(is_, ta.values(), tb.values())):
-                continue
-            for x, y in zip(ta.values(), tb.values()):
-                if x is not y and text(form(x, number)) != text(form(y, number)):
-                    return False
-        return text(beyond_records(wa, True)) == text(beyond_records(wb, True))
+        return tables_alike(wa, wb, RECORD_FORMS, lambda form, r: text(form(r, number))) and \
+            text(beyond_records(wa, True)) == text(beyond_records(wb, True))
 
 
 class Texts:
