@@ -6,8 +6,8 @@ after another, as a busy host sees them: alice's tasked call suspends on an appr
 bob approves, it completes and she reads the result; carol's blocking call completes; mallory
 probes alice's task (not found, as the id never created she reads once first is); every fourth
 conversation alice cancels her run, every fifth a call's connection drops before its answer. The
-model world keeps every request it ever saw, so the cost of a step grows with the session's length:
-the rate is measured on sessions of the stated lengths.
+model world keeps every request it ever saw; what a step costs should not grow with them
+(docs/validate.md), and the rate is measured on sessions of the stated lengths to tell.
 
 The diverging log is the same session with the last not-found answer (mallory's probe) turned into
 -32603: it diverges near its end, so it is matched for as long as the conforming one, then diagnosed
