@@ -79,7 +79,7 @@ class Before(Mapping):
         return self._size
 
 
-def _in_order(records: dict, ids: set) -> list:
+def in_table_order(records: dict, ids: set) -> list:
     """`ids` of `records` in the table's order (a set's depends on the process's hash seed), as a
     whole record's are. Requests are made with the ids r1, r2, ... (`model.clients.new_request`): by
     number; any other table is read for its order."""
@@ -102,7 +102,7 @@ def before(world, writes) -> tuple | None:
                 return None
             if k[0] in kinds:
                 out.add(k[1])
-        ids[table] = _in_order(getattr(world, table), out)
+        ids[table] = in_table_order(getattr(world, table), out)
     return (Before(world, "runs", "status", ids["runs"]), Before(world, "requests", "phase", ids["requests"]),
             Before(world, "requests", "owns", ids["requests"]))
 
@@ -133,10 +133,15 @@ def carry(world, step) -> None:
 SMALL = 48
 
 
+def small(world) -> bool:
+    """Whether `world` holds so few records that its kept values are read whole (`SMALL`)."""
+    return len(world.requests) + len(world.runs) < SMALL
+
+
 def kept(world, name: str, whole: Callable):
     """The kept value `name` of `world` (`KEPT`), read whole (`whole(world)`) where it was not carried.
     During a step it is read whole and not kept: the records are half written."""
-    if world.step is not None or len(world.requests) + len(world.runs) < SMALL:
+    if world.step is not None or small(world):
         return whole(world)
     got = world._memo.get(name)
     if got is not None and got[0] == world.depth:

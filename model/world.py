@@ -4,8 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from . import lifecycle
-from . import before as kept_values
-from .before import KEPT, before as views_before, carry, kept
+from .before import KEPT, before as views_before, carry, kept, small
 from .facts import Facts
 from .params import Params
 from .state import Interrupt, Request, RequestState, Run, Step
@@ -105,7 +104,7 @@ class World:
     # ---- queries ------------------------------------------------------------------------------
     def open_requests(self, server: str | None = None):
         reqs = self.requests
-        if len(reqs) + len(self.runs) < kept_values.SMALL:       # read whole (see `model.before.kept`)
+        if small(self):                 # read whole (see `model.before.kept`)
             OPEN = lifecycle.OPEN_PHASES
             return [q for q in reqs.values() if q.phase in OPEN and (server is None or q.server == server)]
         return [reqs[k] for k in self.open_ids() if server is None or reqs[k].server == server]

@@ -31,8 +31,7 @@ The RFC ties a run to the request that still owes its caller a response:
 from __future__ import annotations
 
 from model import identity
-from model import before as kept_values
-from model.before import KEPT, kept
+from model.before import KEPT, in_table_order, kept, small
 from model.wire import INVALID_PARAMS
 
 from .base import annotate, handled, learnt_at, prop
@@ -155,14 +154,11 @@ def retry_verifies(world, q, created) -> bool:
 def _at_stake(world):
     """The requests OWN-1 judges, in the order sent: those open or owning a run (any other one owns
     nothing and should own nothing). Read from the kept ids (`World.open_ids`, `owning_ids`) in a
-    long session's world, whose requests (r1, r2, ...) are numbered in that order."""
+    long session's world."""
     reqs = world.requests
-    if len(reqs) + len(world.runs) < kept_values.SMALL:
+    if small(world):
         return reqs.values()
-    ids = set(world.open_ids()) | world.owning_ids()
-    if not all(k[:1] == "r" and k[1:].isdigit() for k in ids):
-        return reqs.values()
-    return [reqs[k] for k in sorted(ids, key=lambda k: int(k[1:]))]
+    return [reqs[k] for k in in_table_order(reqs, set(world.open_ids()) | world.owning_ids())]
 
 
 def retry_refused_wrongly(world, step) -> str | None:
