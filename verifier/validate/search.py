@@ -100,33 +100,44 @@ class Cand:
 PAIRWISE = 4
 
 
-class _Seen:
-    """The states a search has reached, each once by its state (`same_state`: what its fingerprint
-    tells apart) and what it still owes the log (in `_brief`). A state is compared only with those
-    alike in what `_brief` and `_maskable` read: two by two, in the time of the records the two do not
-    share, while they are few (`PAIRWISE`), then by fingerprint."""
+class _Alike:
+    """Candidates kept once each among those alike (in a group's key): compared two by two by
+    `same` while a group holds at most `PAIRWISE`, then by `key`, which tells apart what `same` does."""
 
-    def __init__(self):
-        self.alike: dict = {}        # -> [candidate, ...], or {fingerprint: candidate} past PAIRWISE
+    def __init__(self, same, key):
+        self.same, self.key = same, key
+        self.groups: dict = {}       # -> [candidate, ...], or {key: candidate} past PAIRWISE
 
-    def add(self, c: Cand) -> bool:
-        """Whether `c` is a state not reached before (it is kept)."""
-        k = (_brief(c), _maskable(c.world))
-        alike = self.alike.get(k)
+    def add(self, group, c: Cand) -> bool:
+        """Whether `c` is not alike any candidate of `group` kept before (it is kept)."""
+        alike = self.groups.get(group)
         if alike is None:
-            self.alike[k] = [c]
+            self.groups[group] = [c]
         elif type(alike) is list:
-            if any(same_state(other.world, c.world) for other in alike):
+            if any(self.same(other, c) for other in alike):
                 return False
             alike.append(c)
             if len(alike) > PAIRWISE:
-                self.alike[k] = {fingerprint(o.world, rename=False): o for o in alike}
+                self.groups[group] = {self.key(o): o for o in alike}
         else:
-            key = fingerprint(c.world, rename=False)
-            if key in alike:
+            k = self.key(c)
+            if k in alike:
                 return False
-            alike[key] = c
+            alike[k] = c
         return True
+
+
+class _Seen:
+    """The states a search has reached, each once by its state (`same_state`: what its fingerprint
+    tells apart) and what it still owes the log (in `_brief`), compared only with those alike in what
+    `_brief` and `_maskable` read."""
+
+    def __init__(self):
+        self.alike = _Alike(lambda a, b: same_state(a.world, b.world), lambda c: fingerprint(c.world, rename=False))
+
+    def add(self, c: Cand) -> bool:
+        """Whether `c` is a state not reached before (it is kept)."""
+        return self.alike.add((_brief(c), _maskable(c.world)), c)
 
 
 class Matcher:
@@ -317,25 +328,10 @@ class Matcher:
         reads (a closed interrupt's kind and approvers) are one (see `_future`). The masked state is
         read only of candidates alike in what masking leaves as it is (`_brief`)."""
         if len(cands) > 1:
-            groups, out, futures = {}, [], {}
-            for c in cands:
-                b = _brief(c)
-                kept = groups.get(b)
-                if kept is None:
-                    groups[b] = [c]
-                elif type(kept) is list:            # as `_Seen` does: two by two, then by key
-                    if any(_same_future(k, c, self.texts, futures) for k in kept):
-                        continue
-                    kept.append(c)
-                    if len(kept) > PAIRWISE:
-                        groups[b] = {_future(k, self.texts): k for k in kept}
-                else:
-                    f = _future(c, self.texts)
-                    if f in kept:
-                        continue
-                    kept[f] = c
-                out.append(c)
-            cands = out
+            futures: dict = {}
+            alike = _Alike(lambda a, b: _same_future(a, b, self.texts, futures),
+                           lambda c: _future_of(c, self.texts, futures))
+            cands = [c for c in cands if alike.add(_brief(c), c)]
         if len(cands) > self.max_candidates:
             raise Stop("undetermined", f"more than {self.max_candidates} model states fit the log")
         return cands
@@ -446,6 +442,14 @@ def _numbering(closed, texts: Texts):
     return number
 
 
+def _future_of(c: Cand, texts: Texts, futures: dict) -> tuple:
+    """`_future(c, texts)`, made once per candidate (`futures`: by candidate)."""
+    got = futures.get(id(c))
+    if got is None:
+        got = futures[id(c)] = (c, _future(c, texts))
+    return got[1]
+
+
 def _same_future(a: Cand, b: Cand, texts: Texts, futures: dict) -> bool:
     """Whether `_future(a, texts) == _future(b, texts)`, read in the time of the records the two worlds
     do not share: a record both hold has one text (the same interrupts masked in both), and the
@@ -459,10 +463,7 @@ def _same_future(a: Cand, b: Cand, texts: Texts, futures: dict) -> bool:
         return False
     ca, cb = _closed(wa), _closed(wb)
     if [i.id for i in ca] != [i.id for i in cb]:
-        for c in (a, b):
-            if id(c) not in futures:
-                futures[id(c)] = (c, _future(c, texts))
-        return futures[id(a)][1] == futures[id(b)][1]
+        return _future_of(a, texts, futures) == _future_of(b, texts, futures)
     number = _numbering(ca, texts)
 
     def text(form) -> str:
