@@ -21,7 +21,7 @@ import re
 from itertools import islice
 from operator import is_
 
-from .facts import Facts, monitor_key
+from .facts import Facts, Leaves, monitor_key
 from .facts import copy_fact as _copy_fact
 from .state import Interrupt, Request, RequestState, Run
 
@@ -392,8 +392,12 @@ def same_state(a, b) -> bool:
     The trace validator compares states of a long session that differ in a few records."""
     if a.serial != b.serial or a.clock != b.clock or a.effects != b.effects:
         return False
-    return tables_alike(a, b, _FORMED, lambda form, r: _encoded(form(r, _text_digest))) and \
-        _encoded(beyond_records(a, True)) == _encoded(beyond_records(b, True))
+    if not tables_alike(a, b, _FORMED, lambda form, r: _encoded(form(r, _text_digest))):
+        return False
+    fa, fb = a.facts, b.facts
+    if type(fa) is Facts and type(fb) is Facts:     # the monitors' maps grow with the session
+        return fa.alike(fb, freeze, _encoded) and _encoded(beyond_records(a, False)) == _encoded(beyond_records(b, False))
+    return _encoded(beyond_records(a, True)) == _encoded(beyond_records(b, True))
 
 
 def tables_alike(a, b, getters, key) -> bool:
@@ -429,6 +433,8 @@ def freeze(v):
         return v
     if t is dict:
         return tuple([(k, x if type(x) in _LEAVES else freeze(x)) for k, x in v.items()])
+    if t is Leaves:             # its values are their own form: a dict's, item by item
+        return tuple(dict.items(v))
     if t is frozenset:          # never changes once made: sorted once (a monitor's copy of scopes)
         got = _FROZEN.get(id(v))
         if got is None or got[0] is not v:

@@ -20,6 +20,7 @@ from typing import Callable
 from model.host import awaits_respond
 from model.before import Before
 from model.lifecycle import TERMINAL
+from model.facts import Leaves
 
 KINDS = ("invariant", "step", "trace", "liveness", "witness", "gap")
 REQUIREMENT_KINDS = {"S": ("invariant", "step"), "T": ("trace",), "L": ("liveness",), "W": ("witness",), "G": ("gap",)}
@@ -225,11 +226,11 @@ def annotate(world, key: str, item, index: int) -> None:
     """Remember the step at which a monitor learnt `item`, for messages only: annotations (fact keys
     holding a ".") are left out of state fingerprints, so two states that differ only in when
     something happened are one state (model.snapshot)."""
-    world.facts.setdefault(f"{key}.at", {}).setdefault(item, index)
+    world.facts.setdefault(f"{key}.at", Leaves()).setdefault(item, index)
 
 
 def learnt_at(world, key: str, item) -> int | str:
-    return world.facts.get(f"{key}.at", {}).get(item, "?")
+    return world.facts.peek(f"{key}.at", {}).get(item, "?")
 
 
 def handled(world, step) -> list:

@@ -15,6 +15,7 @@ is `Request.operation`, which the harness sets on every request it sends (and a 
 from __future__ import annotations
 
 from model.lifecycle import TERMINAL
+from model.facts import Leaves
 
 from .base import handled, prop
 from .harness import run_no
@@ -193,7 +194,7 @@ def e2e_lost_result_repeats(world, step):
 def _status_at_drop(world, step) -> dict:
     """request -> the status its run had just before its connection dropped after the response
     arrived. Kept in `world.facts` as drops happen (the checks run after every step)."""
-    at = world.facts.setdefault("E2E-3", {})
+    at = world.facts.setdefault("E2E-3", Leaves())
     for q in world.requests.values():
         if q.closed and q.id not in at and q.run is not None:
             at[q.id] = step.pre_status.get(q.run)

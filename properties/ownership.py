@@ -33,6 +33,7 @@ from __future__ import annotations
 from model import identity
 from model.before import KEPT, in_table_order, kept, small
 from model.wire import INVALID_PARAMS
+from model.facts import Leaves
 
 from .base import annotate, handled, learnt_at, prop
 
@@ -364,7 +365,7 @@ def own2_owner_cancel_cancels_run(world, step):
         for run_id, reason in ((rid, None if pre == "cancelling" else REQUEST_CANCELLED),
                                *((c, None) for c in descendants(world, rid) if step.pre_status.get(c) not in TERMINAL)):
             if run_id not in facts:
-                facts = world.facts.setdefault("OWN-2", {})
+                facts = world.facts.setdefault("OWN-2", Leaves())
                 facts[run_id] = (qid, reason)
                 fresh.add(run_id)
                 annotate(world, "OWN-2", run_id, step.index)
@@ -583,7 +584,7 @@ def own_g3_effect_after_owner_cancel(world, step):
         if _accepted_here(world, step, rid):
             for run_id in (rid, *descendants(world, rid)):
                 if run_id not in facts:
-                    facts = world.facts.setdefault("OWN-G3", {})
+                    facts = world.facts.setdefault("OWN-G3", Leaves())
                     facts[run_id] = qid
                     fresh.add(run_id)
                     annotate(world, "OWN-G3", run_id, step.index)

@@ -43,6 +43,7 @@ spec input-only-to-declared-elicitation (PRJ-4, step) observes every message car
     that request did not declare (so a bare `elicitation: {}` is never refused form input).
 """
 from __future__ import annotations
+from model.facts import Leaves
 
 from .base import prop
 from .creation import (advertised, can_get_run, declared, decode_task_id, elicitation_refusal, header_matches,
@@ -251,7 +252,7 @@ def task_status_follows_diagram(world, step):
     pi, shown = facts["pi"], facts["shown"]
 
     def own():          # this world's copy, to write to
-        got = world.facts.setdefault("PRJ-3", {"pi": {}, "shown": {}})
+        got = world.facts.setdefault("PRJ-3", {"pi": Leaves(), "shown": Leaves()})
         return got["pi"], got["shown"]
     s = seen(world, step)
     for rid in s.changed:

@@ -38,6 +38,7 @@ from functools import lru_cache
 
 from model import identity
 from model.world import EPOCH
+from model.facts import Leaves
 
 from .base import handled, prop, status_changes
 from .creation import elicitation_refusal, eligible
@@ -192,7 +193,7 @@ def _cancel_seqs(world, step) -> dict:
     facts = world.facts.peek("CNL-2", {})
     for rid, e in step.events:
         if e.get("type") == "run.cancelling" and not e.get("replayed") and rid not in facts:
-            facts = world.facts.setdefault("CNL-2", {})
+            facts = world.facts.setdefault("CNL-2", Leaves())
             facts[rid] = (e["seq"], _accepted_by(world, step, rid))
     return facts
 
@@ -303,16 +304,16 @@ def ttl1_ttl_covers_retention(world, step):
                     f"({'exact' if exact else 'at the earliest'}; retention {world.params.retention} ticks "
                     f"{world.params.p_retention})")
         if not exact and (run.id not in facts or expiry < facts[run.id][0]):
-            facts = world.facts.setdefault("TTL-1", {})
+            facts = world.facts.setdefault("TTL-1", Leaves())
             facts[run.id] = (expiry, qid)
-            world.facts.setdefault("TTL-1.at", {})[run.id] = step.index
+            world.facts.setdefault("TTL-1.at", Leaves())[run.id] = step.index
     for rid, before, after in status_changes(world, step):
         if rid in facts and after in TERMINAL:
-            facts = world.facts.setdefault("TTL-1", {})
+            facts = world.facts.setdefault("TTL-1", Leaves())
             expiry, qid = facts.pop(rid)
             if not facts:       # nothing pending is no fact at all: a state where none ever was is this one
                 del world.facts["TTL-1"]
-            at = world.facts.get("TTL-1.at", {}).get(rid, "?")
+            at = world.facts.peek("TTL-1.at", {}).get(rid, "?")
             purge, _ = purge_tick(world, world.runs[rid])
             if expiry < purge * tick:
                 return (f"the task of {world.label(rid)} emitted to {qid} at step {at} expires at {expiry} ms, earlier "
@@ -385,7 +386,7 @@ def _not_found_reference(world, step, q) -> dict:
 
 def _observe_unknown(world, step):
     q = _get_request(world, step)
-    if q is None or not served_task_request(world, q) or "unknown" in world.facts.get("TTL-3", {}):
+    if q is None or not served_task_request(world, q) or "unknown" in world.facts.peek("TTL-3", {}):
         return
     raw = identity.unproject(q.task_ref or "")
     if raw is not None and raw not in world.runs:
@@ -440,7 +441,7 @@ def _advertised_expiries(world, step) -> dict:
         if run is None or created is None or not isinstance(ttl, int) or isinstance(ttl, bool):
             continue
         if run.id not in facts or created + ttl > facts[run.id][0]:
-            facts = world.facts.setdefault("TTL-4", {})
+            facts = world.facts.setdefault("TTL-4", Leaves())
             facts[run.id] = (created + ttl, qid)
     return facts
 

@@ -26,6 +26,7 @@ or REST `resolveInterruptByRun`; an external event resolves an `external-event` 
 from __future__ import annotations
 
 from model import identity
+from model.facts import Leaves
 
 from .base import annotate, handled, learnt_at, prop
 
@@ -165,7 +166,7 @@ def upd1_resolved_at_most_once(world, step):
         iid = e.get("interruptId")
         first = seen.get(iid)
         if first is None:
-            seen = world.facts.setdefault("UPD-1", {})
+            seen = world.facts.setdefault("UPD-1", Leaves())
             seen[iid] = (rid, e["seq"], e.get("via"))
             annotate(world, "UPD-1", iid, step.index)
         elif (first[0], first[1]) != (rid, e["seq"]):

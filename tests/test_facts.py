@@ -5,8 +5,10 @@ from __future__ import annotations
 import copy
 import pickle
 
-from model.facts import Facts
-from model.snapshot import freeze, clone, fingerprint
+import pytest
+
+from model.facts import Facts, Leaves
+from model.snapshot import _encoded, clone, fingerprint, freeze
 from model.world import World
 
 
@@ -59,3 +61,50 @@ def test_a_clone_whose_facts_change_in_place_has_another_fingerprint():
     assert fingerprint(c) == before
     c.facts.setdefault("OWN-2", {})["run1"] = ("r1", None)
     assert fingerprint(c) != before and fingerprint(w) == before
+
+
+def test_a_leaves_map_has_a_plain_dicts_form_and_copies_apart():
+    plain = {"run2": ("r1", None), "run1": 3}
+    leaves = Leaves(plain)
+    assert freeze(leaves) == freeze(plain) and type(freeze(leaves)) is tuple
+    a = Facts({"K": leaves})
+    b = a.fork()
+    b["K"]["run3"] = "x"
+    assert type(b["K"]) is Leaves and dict.get(a, "K") == plain
+    assert type(pickle.loads(pickle.dumps(leaves))) is Leaves
+
+
+@pytest.mark.parametrize("bad", [True, 1.0, {"x": 1}, [1], ("r1", True), frozenset({"a"})])
+def test_a_leaves_map_refuses_what_equals_another_form(bad):
+    # True == 1 and 1.0 == 1, but their fingerprint forms differ: compared by ==, they would merge states
+    with pytest.raises(TypeError):
+        Leaves()["k"] = bad
+    with pytest.raises(TypeError):
+        Leaves().setdefault(bad if isinstance(bad, (bool, float, tuple)) else "k", bad)
+
+
+def _forms_equal(a, b) -> bool:
+    return _encoded(a.monitor_form(freeze)) == _encoded(b.monitor_form(freeze))
+
+
+@pytest.mark.parametrize("change", [
+    lambda f: None,
+    lambda f: f["K"].__setitem__("run1", ("r2", None)),            # a value
+    lambda f: f["K"].pop("run1") and f["K"].__setitem__("run1", ("r1", None)),   # the order
+    lambda f: f["P"]["pi"].__setitem__("run9", "working"),          # inside a plain dict
+    lambda f: f["P"].__setitem__("pi", f["P"].pop("pi")),           # a plain dict's order
+    lambda f: f.__setitem__("N", 1),                                # a key
+    lambda f: f.__setitem__("N.at", 1),                             # an annotation: the same form
+    lambda f: f.__setitem__("S", {1}),                              # a plain value
+])
+def test_alike_is_the_equality_of_the_forms(change):
+    a = Facts({"K": Leaves({"run1": ("r1", None), "run2": ("r2", "x")}), "P": {"pi": Leaves({"run1": "working"}), "shown": Leaves()},
+               "S": {True}})
+    b = a.fork()
+    change(b)
+    want = _forms_equal(*pickle.loads(pickle.dumps((a, b))))      # copies: taking the forms keeps them
+    assert a.alike(b, freeze, _encoded) is want and b.alike(a, freeze, _encoded) is want
+    b.monitor_form(freeze)                     # forms held by one side, then both
+    assert a.alike(b, freeze, _encoded) is want
+    a.monitor_form(freeze)
+    assert a.alike(b, freeze, _encoded) is want
