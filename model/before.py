@@ -112,6 +112,16 @@ def before(world, writes) -> tuple | None:
 # step wrote, so that they are never read whole again: name -> after(world, value before, step), the
 # value after the step, or None where it must be read whole. Registered by the modules that read them.
 KEPT: dict[str, Callable] = {}
+# Each kept value's reader (world -> value), registered with it: what `prime` reads.
+READERS: list[Callable] = []
+
+
+def prime(world) -> None:
+    """Read every kept value of `world`, so that every world stepped from it carries them: a search
+    whose states are stepped from each other then reads each value whole once, not at each branch
+    whose first reader is one of its moves."""
+    for read in READERS:
+        read(world)
 
 
 def carry(world, step) -> None:
@@ -138,14 +148,15 @@ def small(world) -> bool:
     return len(world.requests) + len(world.runs) < SMALL
 
 
-def kept(world, name: str, whole: Callable):
+def kept(world, name: str, whole: Callable, fresh: bool = False):
     """The kept value `name` of `world` (`KEPT`), read whole (`whole(world)`) where it was not carried.
-    During a step it is read whole and not kept: the records are half written."""
-    if world.step is not None or small(world):
+    During a step it is read whole and not kept: the records are half written; but a step that reads
+    it before writing any record (`fresh`) is given the value before it, and keeps it."""
+    if small(world) or world.step is not None and not fresh:
         return whole(world)
     got = world._memo.get(name)
     if got is not None and got[0] == world.depth:
         return got[1]
     value = whole(world)
-    world._memo[name] = (world.depth, value)
+    world._memo[name] = (world.depth, value)        # during a step: the value before it, carried past it
     return value

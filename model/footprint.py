@@ -296,14 +296,15 @@ def writes_of(world, action, args):
     f = action.footprint
     if f is None:
         return None
-    over = _overridden(world)
+    over = overridden(world)
     if over and (over & f.rules or over & EPILOGUE.rules):
         return None
     return f.writes(world, args)
 
 
-def _overridden(world) -> frozenset:
-    """The rule markers the world's rules (and its harness's) override, computed once per class."""
+def overridden(world) -> frozenset:
+    """The rule markers (`rule(name)`, `harness_rule(name)`) the world's rules (and its harness's)
+    override, computed once per class."""
     h = world.harness
     key = (type(world.rules), None if h is None else type(h.rules))
     got = _OVERRIDES.get(key)

@@ -4,8 +4,11 @@ from __future__ import annotations
 from . import footprint as fp
 from . import identity, wire
 from .actions import action
-from .lifecycle import TERMINAL
+from .lifecycle import RUN_STATUSES, TERMINAL
+from .run_index import can_end_live_only, live_runs, nothing_due, undurable_runs
 from .state import Interrupt, Run
+
+LIVE = tuple(s for s in RUN_STATUSES if s not in TERMINAL)
 
 
 # ---- receipt ---------------------------------------------------------------------------------------
@@ -315,7 +318,7 @@ def stream_event(world, request):
 
 # ---- the runs' own steps -------------------------------------------------------------------------
 def _runs_in(world, *statuses):
-    return [r for r in world.runs.values() if r.status in statuses and not r.purged]
+    return live_runs(world, statuses)
 
 
 def _run_moves(*statuses):
@@ -417,8 +420,8 @@ def run_interrupt(world, run, kind, form):
 
 
 def _terminal_moves(world):
-    return [dict(run=r.id) for r in world.runs.values() if not r.purged
-            and world.rules.lifecycle_can("run", r.status, "complete")]
+    runs = live_runs(world, LIVE) if can_end_live_only(world, "complete") else live_runs(world)
+    return [dict(run=r.id) for r in runs if world.rules.lifecycle_can("run", r.status, "complete")]
 
 
 @action("host", _terminal_moves, _say_run("completes"), footprint=RUN_STEP)
@@ -487,6 +490,8 @@ def _tick_moves(world):
     ["ttl_ms", "purge_time", "on_ttl_elapsed"], enables=[fp.CLOCK]))
 def clock_tick(world):
     world.clock += 1
+    if nothing_due(world, fresh=True):
+        return
     for r in list(world.runs.values()):
         ttl = world.rules.ttl_ms(world, r)
         if ttl is not None and not r.purged and r.created_at * world.params.tick_ms + ttl <= world.clock * world.params.tick_ms:
@@ -495,6 +500,8 @@ def clock_tick(world):
 
 def _purge_moves(world):
     out = []
+    if nothing_due(world):
+        return out
     for r in world.runs.values():
         t = world.rules.purge_time(world, r)
         if not r.purged and t is not None and t <= world.clock:
@@ -509,7 +516,7 @@ def purge(world, run):
 
 
 def _persist_moves(world):
-    return [dict(run=r.id) for r in world.runs.values() if not r.durable]
+    return [dict(run=r.id) for r in undurable_runs(world)]
 
 
 @action("host", _persist_moves, _say_run("becomes durably readable"), footprint=fp.footprint(

@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from . import lifecycle
-from .before import KEPT, before as views_before, carry, kept, small
+from .before import KEPT, READERS, before as views_before, carry, kept, small
 from .facts import Facts
 from .params import Params
 from .state import Interrupt, Request, RequestState, Run, Step
@@ -247,6 +247,7 @@ def _owning_after(world, was: frozenset, step) -> frozenset:
 
 
 KEPT["owning"] = _owning_after
+READERS.extend([World.open_ids, World.owning_ids])
 
 
 def composed_world(params: Params | None = None, rules=None, harness_rules=None) -> World:

@@ -75,6 +75,7 @@ from __future__ import annotations
 import json
 
 from model import wire
+from model.run_index import requests_of_run
 
 from .base import handled, prop
 from .creation import (TASKS_METHODS, advertised, can_get_run, declared, eligible, error_code, header_matches,
@@ -419,9 +420,7 @@ def run_internals(world, run, view) -> list[str]:
     creator = world.requests.get(run.creating_request) if run.creating_request else None
     if creator is not None:
         _dumps((creator.message.get("params") or {}).get("arguments"), out)
-    for q in world.requests.values():
-        if q.run != run.id:
-            continue
+    for q in requests_of_run(world, run.id):
         for answer in ((q.message.get("params") or {}).get("inputResponses") or {}).values():
             _dumps((answer or {}).get("content"), out)
         res = (q.response or {}).get("result") or {}

@@ -31,7 +31,7 @@ The RFC ties a run to the request that still owes its caller a response:
 from __future__ import annotations
 
 from model import identity
-from model.before import KEPT, in_table_order, kept, small
+from model.before import KEPT, READERS, in_table_order, kept, small
 from model.wire import INVALID_PARAMS
 from model.facts import Leaves
 
@@ -101,6 +101,7 @@ def _created_after(world, was: dict, step) -> dict | None:
 
 
 KEPT["own.created"] = _created_after
+READERS.append(_created_runs)
 
 
 def started_run(world, q, created: dict[str, str] | None = None) -> str | None:

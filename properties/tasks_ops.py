@@ -39,6 +39,7 @@ from functools import lru_cache
 from model import identity
 from model.world import EPOCH
 from model.facts import Leaves
+from model.run_index import nothing_due
 
 from .base import handled, prop, status_changes
 from .creation import elicitation_refusal, eligible
@@ -324,7 +325,7 @@ def ttl1_ttl_covers_retention(world, step):
 # ---- TTL-2 ----------------------------------------------------------------------------------------
 def _ttl_elapsed_runs(world, step):
     """Non-purged runs whose advertised TTL has elapsed at this clock step."""
-    if step.action != "clock_tick":
+    if step.action != "clock_tick" or nothing_due(world):
         return []
     out = []
     for r in world.runs.values():

@@ -10,7 +10,10 @@ import random
 import pytest
 
 import model.before
-from model.before import Before, StaleBefore
+from model.before import KEPT, Before, StaleBefore, prime
+from model.host import LIVE
+from model.lifecycle import RUN_STATUSES, TERMINAL
+from model.run_index import _due, live_runs, nothing_due, requests_of_run, undurable_runs
 from model.footprint import writes_of
 from model.snapshot import clone, successor
 from model.variants import builtins
@@ -50,11 +53,12 @@ def keep_every_world(monkeypatch):
 def test_a_footprint_step_records_what_a_whole_step_records(seed, keep_every_world):
     views = 0
     world = World()
-    world.open_ids(), world.owning_ids(), _created_runs(world)        # kept from the first state on
+    prime(world)                                       # every value kept from the first state on
     for before, name, args, after in _walk(seed, world):
         step = after.history[-1]
-        # carried past the step (nothing has read them in this world yet)
-        assert [after._memo[k][0] for k in ("open", "owning", "own.created")] == [after.depth] * 3, (name, args)
+        # carried past the step (nothing has read them in this world yet), or dropped to be read whole
+        assert {k for k in KEPT if after._memo.get(k, (after.depth,))[0] != after.depth} == set(), (name, args)
+        _runs_read_as_whole(after)
         full, whole = _whole(before, name, args)
         for field in ("pre_status", "pre_phase", "pre_owner"):
             assert dict(getattr(step, field)) == getattr(whole, field), (name, args, field)
@@ -65,6 +69,32 @@ def test_a_footprint_step_records_what_a_whole_step_records(seed, keep_every_wor
         assert _created_runs(after) == _created_whole(after)
         assert after.owning_ids() == {k for k, q in after.requests.items() if q.owns is not None}
     assert views > 10
+
+
+def _runs_read_as_whole(w):
+    runs = list(w.runs.values())
+    for statuses in (LIVE, ("running",), ("cancelling",), ("running", "cancelling"), RUN_STATUSES):
+        assert live_runs(w, statuses) == [r for r in runs if not r.purged and r.status in statuses], statuses
+    assert live_runs(w) == [r for r in runs if not r.purged]
+    assert undurable_runs(w) == [r for r in runs if not r.durable]
+    live = w._memo.get("runs.live")          # kept as it is, not only filtered right on reading
+    assert live is None or live[1] == tuple(r.id for r in runs if not r.purged and r.status not in TERMINAL)
+    if nothing_due(w):          # a lower bound: never says quiet while a run is due
+        assert all(_due(w, r) > w.clock for r in runs)
+    for r in runs:
+        assert requests_of_run(w, r.id) == [q for q in w.requests.values() if q.run == r.id]
+
+
+def test_the_clock_finds_a_run_due_and_is_quiet_before(keep_every_world):
+    """`nothing_due` is not always False: quiet before a run's purge time, not once it is reached."""
+    said = set()
+    for seed in range(6):
+        world = World()
+        prime(world)
+        for _, _, _, after in _walk(seed, world, 60):
+            due = any(_due(after, r) <= after.clock for r in after.runs.values())
+            said.add((nothing_due(after), due))
+    assert (True, False) in said and (False, True) in said
 
 
 def test_a_small_world_reads_whole_and_agrees():
@@ -79,13 +109,16 @@ def test_a_small_world_reads_whole_and_agrees():
 def test_a_variant_step_records_the_same(variant, keep_every_world):
     """A variant's overridden rule makes the footprint unknown: the step records the whole world."""
     cls = builtins()[variant]
-    for before, name, args, after in _walk(1, world_factory(cls)()):
+    world = world_factory(cls)()
+    prime(world)
+    for before, name, args, after in _walk(1, world):
         step = after.history[-1]
         full, whole = _whole(before, name, args)
         assert {f: dict(getattr(step, f)) for f in ("pre_status", "pre_phase", "pre_owner")} == \
             {f: getattr(whole, f) for f in ("pre_status", "pre_phase", "pre_owner")}, (name, args)
         assert after.open_ids() == full.open_ids() and after.owning_ids() == full.owning_ids()
         assert _created_runs(after) == _created_whole(full)
+        _runs_read_as_whole(after)
 
 
 def test_a_record_read_after_another_step_raises():

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from model import wire
 from model.lifecycle import OPEN_PHASES
-from model.snapshot import clone
+from model.snapshot import successor
 
 from verifier.validate.answers import IdCheck, Lifetimes, bind_error, not_found_class
 from verifier.validate.declared import Declared
@@ -25,7 +25,8 @@ JUDGED = ("ID-1", "TTL-1", "TTL-4", "SEC-1")
 NOTIFY_WITHIN_S = 1.0
 
 # A single candidate is stepped in place (no clone) where the log leaves no choice; the state is
-# saved every EVERY events so that a request whose answer does not fit can be retried from the
+# saved (its records shared and sealed, `model.snapshot.successor`: the steps in place copy those they
+# write) every EVERY events so that a request whose answer does not fit can be retried from the
 # state before it (restored by replaying the events since the save).
 EVERY = 64
 
@@ -47,14 +48,22 @@ class LogMatcher(Matcher):
 
     def _save(self, index) -> None:
         c = self.cands[0]
-        self.checkpoint = (index, c.but(world=clone(c.world)), _copy_conns(self.conns), dict(self.reqs),
+        self.checkpoint = (index, c.but(world=successor(c.world, ())), dict(self.conns), dict(self.reqs),
                            set(self.ignored), self.outside.copy())
+
+    def _writable(self, name) -> Conn:
+        """The connection `name`, this matcher's own to change: the checkpoint shares every one it
+        saved (a long session has thousands; copying them all at each save grew with the log)."""
+        conn = self.conns[name]
+        if self.checkpoint is not None and self.checkpoint[2].get(name) is conn:
+            conn = self.conns[name] = replace(conn, requests=list(conn.requests))
+        return conn
 
     def _restore(self) -> None:
         """The candidates and connections as they were before the event being matched."""
         index, cand, conns, reqs, ignored, outside = self.checkpoint
         here = self.index
-        self.cands, self.conns, self.reqs, self.ignored = [cand.but(world=clone(cand.world))], _copy_conns(conns), \
+        self.cands, self.conns, self.reqs, self.ignored = [cand.but(world=successor(cand.world, ()))], dict(conns), \
             dict(reqs), set(ignored)
         self.outside = outside.copy()
         self.fast = False
@@ -76,7 +85,7 @@ class LogMatcher(Matcher):
         if kind == "open":
             self._open(d)
         elif kind == "message":
-            conn = self.conns[d["conn"]]
+            conn = self._writable(d["conn"])
             if d["dir"] == "c2s":
                 self._c2s(d["conn"], conn, d["message"])
             else:
@@ -243,7 +252,7 @@ class LogMatcher(Matcher):
                     conn.requests.append(qid)
                     return
                 self._restore()
-                conn = self.conns[name]
+                conn = self._writable(name)
 
         guess = False
 
@@ -603,10 +612,6 @@ def _bound(ids, kind, real, model):
 
 def _plain(v):
     return list(v) if isinstance(v, (list, tuple)) else v
-
-
-def _copy_conns(conns):
-    return {k: replace(v, requests=list(v.requests)) for k, v in conns.items()}
 
 
 def _key(rpc_id):

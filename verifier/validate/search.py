@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from model.actions import load_all
+from model.before import prime
 from model.lifecycle import TERMINAL
 from model.footprint import writes_of
 from model.snapshot import (RECORD_FORMS, beyond_records, fingerprint, own, same_state, state_tuple, successor,
@@ -334,6 +335,8 @@ class Matcher:
             cands = [c for c in cands if alike.add(_brief(c), c)]
         if len(cands) > self.max_candidates:
             raise Stop("undetermined", f"more than {self.max_candidates} model states fit the log")
+        for c in cands:
+            prime(c.world)
         return cands
 
     def _allowed(self, expected, waiting) -> list[str]:
