@@ -79,15 +79,27 @@ class Before(Mapping):
         return self._size
 
 
-def in_table_order(records: dict, ids: set) -> list:
+def in_table_order(records: dict, ids: set, order: dict | None = None) -> list:
     """`ids` of `records` in the table's order (a set's depends on the process's hash seed), as a
-    whole record's are. Requests are made with the ids r1, r2, ... (`model.clients.new_request`): by
-    number; any other table is read for its order."""
+    whole record's are: by `order` (id -> place) where the caller keeps one; requests are made with
+    the ids r1, r2, ... (`model.clients.new_request`): by number; any other table is read for its
+    order."""
     if len(ids) < 2:
         return [k for k in ids if k in records]
+    if order is not None:
+        return sorted([k for k in ids if k in records], key=order.__getitem__)
     if all(type(k) is str and k[:1] == "r" and k[1:].isdigit() for k in ids):
         return [k for k in sorted(ids, key=lambda k: int(k[1:])) if k in records]
     return [k for k in records if k in ids]
+
+
+# table -> the kept value of its ids' places, where one is kept (`model.run_index`)
+ORDERS = {"runs": "runs.order"}
+
+
+def _kept_now(world, name):
+    got = world._memo.get(name) if name is not None else None
+    return got[1] if got is not None and got[0] == world.depth else None
 
 
 def before(world, writes) -> tuple | None:
@@ -102,7 +114,7 @@ def before(world, writes) -> tuple | None:
                 return None
             if k[0] in kinds:
                 out.add(k[1])
-        ids[table] = in_table_order(getattr(world, table), out)
+        ids[table] = in_table_order(getattr(world, table), out, _kept_now(world, ORDERS.get(table)))
     return (Before(world, "runs", "status", ids["runs"]), Before(world, "requests", "phase", ids["requests"]),
             Before(world, "requests", "owns", ids["requests"]))
 
@@ -148,15 +160,14 @@ def small(world) -> bool:
     return len(world.requests) + len(world.runs) < SMALL
 
 
-def kept(world, name: str, whole: Callable, fresh: bool = False):
+def kept(world, name: str, whole: Callable):
     """The kept value `name` of `world` (`KEPT`), read whole (`whole(world)`) where it was not carried.
-    During a step it is read whole and not kept: the records are half written; but a step that reads
-    it before writing any record (`fresh`) is given the value before it, and keeps it."""
-    if small(world) or world.step is not None and not fresh:
+    During a step it is read whole and not kept: the records are half written."""
+    if world.step is not None or small(world):
         return whole(world)
     got = world._memo.get(name)
     if got is not None and got[0] == world.depth:
         return got[1]
     value = whole(world)
-    world._memo[name] = (world.depth, value)        # during a step: the value before it, carried past it
+    world._memo[name] = (world.depth, value)
     return value

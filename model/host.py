@@ -5,7 +5,7 @@ from . import footprint as fp
 from . import identity, wire
 from .actions import action
 from .lifecycle import RUN_STATUSES, TERMINAL
-from .run_index import can_end_live_only, live_runs, nothing_due, undurable_runs
+from .run_index import can_end_live_only, live_runs, maybe_due, undurable_runs
 from .state import Interrupt, Run
 
 LIVE = tuple(s for s in RUN_STATUSES if s not in TERMINAL)
@@ -485,12 +485,15 @@ def _tick_moves(world):
     return [{}] if world.clock < world.params.max_time else []
 
 
+TICK_RULES = frozenset({fp.rule("on_ttl_elapsed")})
+
+
 @action("clock", _tick_moves, lambda w, a: f"time passes (now t={w.clock})", footprint=fp.footprint(
     lambda w, a: {fp.CLOCK, fp.table("runs")} | {fp.run(r) for r in w.runs}, [fp.CLOCK],
     ["ttl_ms", "purge_time", "on_ttl_elapsed"], enables=[fp.CLOCK]))
 def clock_tick(world):
     world.clock += 1
-    if nothing_due(world, fresh=True):
+    if not fp.overridden(world) & TICK_RULES:       # the baseline's on_ttl_elapsed does nothing (§F.11)
         return
     for r in list(world.runs.values()):
         ttl = world.rules.ttl_ms(world, r)
@@ -500,9 +503,7 @@ def clock_tick(world):
 
 def _purge_moves(world):
     out = []
-    if nothing_due(world):
-        return out
-    for r in world.runs.values():
+    for r in maybe_due(world):
         t = world.rules.purge_time(world, r)
         if not r.purged and t is not None and t <= world.clock:
             out.append(dict(run=r.id))

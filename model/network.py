@@ -100,8 +100,7 @@ def deliver(world, request):
 
 
 def _teardown_moves(world):
-    return [dict(request=q.id) for q in world.requests.values()
-            if q.method == "subscriptions/listen" and q.phase == "streaming"]
+    return [dict(request=q.id) for q in map(world.requests.__getitem__, world.listens) if q.phase == "streaming"]
 
 
 @action("host", _teardown_moves, lambda w, a: f"host ends subscriptions/listen {a['request']}",

@@ -3,18 +3,19 @@
 all of them ended, and reading each one at every step made validation quadratic in the log's length.
 
 - The live runs: not purged, not in a terminal status. Only they take their own steps (start,
-  interrupt, complete, ...). And the runs not yet durable (`persist`).
-- The next due time: no run not purged reaches its purge time, or has its TTL elapse, before it. A
-  lower bound (a run purged or otherwise moved later leaves it as it was), so the clock's tick, the
-  purge moves and TTL-2 read every run only from the time it names. It is kept only while the
+  interrupt, complete, ...). And the runs not yet durable (`persist`), and those purged.
+- The calendar: the time each run not purged reaches its purge time or has its TTL elapse, so that
+  the purge moves and TTL-2 read only the runs due. It is kept only while the
   world's rules compute `ttl_ms` and `purge_time` as the baseline does, from the run's own record;
   an override may read anything, so every run is read at every step.
+- The runs' order in their table, to give the runs read in it (and `model.before`'s records).
 
 Small worlds (the exhaustive engine's) read every run, as before.
 """
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right, insort
 
 from . import footprint as fp
 from .before import KEPT, READERS, in_table_order, kept, small
@@ -29,26 +30,27 @@ def _changed_ids(step) -> list:
 
 
 def _kept_ids(name: str, test):
-    """Register the kept ids of the runs passing `test(run)`, in the table's order; the reader."""
-    def whole(world) -> tuple[str, ...]:
-        return tuple(k for k, r in world.runs.items() if test(r))
+    """Register the kept ids of the runs passing `test(run)` (a dict's keys, in the table's order);
+    the reader."""
+    def whole(world) -> dict:
+        return dict.fromkeys(k for k, r in world.runs.items() if test(r))
 
-    def after(world, was: tuple, step) -> tuple | None:
+    def after(world, was: dict, step) -> dict | None:
         """The ids after `step`, from those before it; None where a run the step wrote passes again
         (read whole, for the table's order)."""
-        runs, pre, keep = world.runs, step.pre_status, None
+        runs, pre, keep = world.runs, step.pre_status, was
         for k in pre.changed():
             now = test(runs[k])
-            if now != (k in (was if keep is None else keep)):
+            if now != (k in keep):
                 if now:
                     return None
-                keep = dict.fromkeys(was) if keep is None else keep
+                keep = dict(keep) if keep is was else keep
                 del keep[k]
         made = [k for k in pre.made() if test(runs[k])]
         if made:
-            keep = dict.fromkeys(was) if keep is None else keep
+            keep = dict(keep) if keep is was else keep
             keep.update(dict.fromkeys(made))
-        return was if keep is None else tuple(keep)
+        return keep
 
     KEPT[name] = after
     READERS.append(lambda world: kept(world, name, whole))
@@ -57,6 +59,7 @@ def _kept_ids(name: str, test):
 
 _live = _kept_ids("runs.live", lambda r: not r.purged and r.status not in TERMINAL)
 _undurable = _kept_ids("runs.undurable", lambda r: not r.durable)
+_purged = _kept_ids("runs.purged", lambda r: r.purged)
 
 
 def live_runs(world, statuses=None) -> list:
@@ -72,13 +75,44 @@ def undurable_runs(world) -> list:
     return _undurable(world)
 
 
+def purged_runs(world) -> list:
+    """The runs purged, in the table's order."""
+    return _purged(world)
+
+
 def can_end_live_only(world, trigger: str) -> bool:
     """Whether the world's rules allow `trigger` from no terminal status (the baseline's lifecycle),
     so that only live runs can take it."""
     return not any(world.rules.lifecycle_can("run", s, trigger) for s in TERMINAL)
 
 
-# ---- the next due time -----------------------------------------------------------------------------
+# ---- the runs' order -------------------------------------------------------------------------------
+def _order_whole(world) -> dict[str, int]:
+    return {k: n for n, k in enumerate(world.runs)}
+
+
+def _order_after(world, was: dict, step) -> dict | None:
+    """Each run's place in the table after `step`: the runs it made follow; None where a run went."""
+    made = step.pre_status.made()
+    if len(world.runs) != len(was) + len(made):
+        return None
+    if not made:
+        return was
+    out = dict(was)
+    out.update((k, len(was) + n) for n, k in enumerate(made))
+    return out
+
+
+KEPT["runs.order"] = _order_after
+READERS.append(lambda world: kept(world, "runs.order", _order_whole))
+
+
+def _in_order(world, ids) -> list:
+    order = kept(world, "runs.order", _order_whole)
+    return [world.runs[k] for k in sorted(ids, key=order.__getitem__)]
+
+
+# ---- the calendar: when each run is due ----------------------------------------------------------
 def _due(world, r) -> float:
     """The clock tick from which `r` is purgeable or its TTL has elapsed (inf: neither is known)."""
     if r.purged:
@@ -88,57 +122,78 @@ def _due(world, r) -> float:
     if purge is not None:
         out = purge
     ttl = rules.ttl_ms(world, r)
-    if ttl is not None:
-        out = min(out, r.created_at + ttl / world.params.tick_ms)
+    if ttl is not None:     # elapsed once created_at * tick + ttl <= clock * tick: whole ticks, exactly
+        out = min(out, r.created_at - (-ttl // world.params.tick_ms))
     return out
 
 
-def _due_whole(world) -> float:
-    return min((_due(world, r) for r in world.runs.values()), default=math.inf)
+def _calendar_whole(world) -> tuple[dict, list]:
+    dues = {k: d for k, r in world.runs.items() if (d := _due(world, r)) < math.inf}
+    return dues, sorted((d, k) for k, d in dues.items())
 
 
-def _due_after(world, was: float, step) -> float | None:
-    """The bound after `step`: the runs it wrote may be due sooner; None once the clock reached it (read
-    whole: the runs then due may have been purged since)."""
-    out = min([was, *(_due(world, world.runs[k]) for k in _changed_ids(step))])
-    return None if out <= world.clock else out
+def _calendar_after(world, was: tuple, step) -> tuple:
+    """The calendar after `step`: the runs it wrote or made, placed again where their time moved."""
+    dues, cal = was
+    for k in _changed_ids(step):
+        d = _due(world, world.runs[k])
+        old = dues.get(k, math.inf)
+        if d == old:
+            continue
+        if dues is was[0]:
+            dues, cal = dict(dues), list(cal)
+        if old < math.inf:
+            del cal[bisect_left(cal, (old, k))]
+            del dues[k]
+        if d < math.inf:
+            insort(cal, (d, k))
+            dues[k] = d
+    return was if dues is was[0] else (dues, cal)
 
 
-KEPT["runs.due"] = _due_after
+KEPT["runs.calendar"] = _calendar_after
 
 
-def nothing_due(world, fresh: bool = False) -> bool:
-    """Whether no run not purged is purgeable, or has its TTL elapsed, at the clock: then none need be
-    read. False wherever that is not known without reading them all (see the module). `fresh`: read
-    by a step before it wrote anything (the clock's tick)."""
+def maybe_due(world, ordered: bool = True) -> list:
+    """The runs that may be purgeable, or have their TTL elapsed, at the clock, in the table's order
+    (or, not `ordered`, the calendar's): those the calendar says are due; every run where it is not
+    kept (see the module). The caller tests each."""
     if small(world) or fp.overridden(world) & _TIMERS:
-        return False
-    return world.clock < kept(world, "runs.due", _due_whole, fresh=fresh)
+        return list(world.runs.values())
+    cal = kept(world, "runs.calendar", _calendar_whole)[1]
+    if not cal or cal[0][0] > world.clock:
+        return []
+    ids = [k for _, k in cal[:bisect_right(cal, world.clock, key=_first)]]
+    return _in_order(world, ids) if ordered else [world.runs[k] for k in ids]
 
 
-READERS.append(nothing_due)
+def _first(entry):
+    return entry[0]
+
+
+READERS.append(lambda world: kept(world, "runs.calendar", _calendar_whole))
 
 
 # ---- the requests of each run ----------------------------------------------------------------------
-def _by_run_whole(world) -> dict[str, tuple[str, ...]]:
+def _by_run_whole(world) -> dict[str, set]:
     out: dict = {}
     for k, q in world.requests.items():
         if q.run is not None:
-            out[q.run] = out.get(q.run, ()) + (k,)
+            out.setdefault(q.run, set()).add(k)
     return out
 
 
 def _by_run_after(world, was: dict, step) -> dict:
-    """Each run's requests after `step`: those the step wrote or made that name a run they were not
-    listed under are added (a request that named another run before stays listed there: the
-    reader checks)."""
-    requests, out = world.requests, None
+    """Each run's requests after `step`: those the step wrote or made that name a run are added, in
+    place. The index is shared by every world stepped from the one that read it whole, each adding
+    its own: it lists a superset of any one world's requests of a run (another world's, a request
+    that named another run before), and the reader keeps those of its own world that name the run."""
+    requests = world.requests
     for k in (*step.pre_phase.changed(), *step.pre_phase.made()):
         r = requests[k].run
-        if r is not None and k not in (was if out is None else out).get(r, ()):
-            out = dict(was) if out is None else out
-            out[r] = out.get(r, ()) + (k,)
-    return was if out is None else out
+        if r is not None:
+            was.setdefault(r, set()).add(k)
+    return was
 
 
 KEPT["requests.by_run"] = _by_run_after
@@ -151,4 +206,4 @@ def requests_of_run(world, run_id: str) -> list:
     if small(world):
         return [q for q in requests.values() if q.run == run_id]
     ids = kept(world, "requests.by_run", _by_run_whole).get(run_id, ())
-    return [requests[k] for k in in_table_order(requests, {k for k in ids if requests[k].run == run_id})]
+    return [requests[k] for k in in_table_order(requests, {k for k in ids if k in requests and requests[k].run == run_id})]

@@ -128,7 +128,8 @@ def seal(world) -> None:
     for k, name in enumerate(_TABLES):
         table = getattr(world, name)
         sizes.append(len(table))
-        records = table.values() if at is None else islice(table.values(), at[k], None)
+        # those past the size then, read from the end (skipping the first ones would read them all)
+        records = table.values() if at is None else islice(reversed(table.values()), len(table) - at[k])
         for r in records:
             s = sealed.get(type(r))
             if s is not None:
@@ -392,12 +393,12 @@ def same_state(a, b) -> bool:
     The trace validator compares states of a long session that differ in a few records."""
     if a.serial != b.serial or a.clock != b.clock or a.effects != b.effects:
         return False
-    if not tables_alike(a, b, _FORMED, lambda form, r: _encoded(form(r, _text_digest))):
+    if not tables_alike(a, b, _FORMED, lambda form, r: encoded(form(r, _text_digest))):
         return False
     fa, fb = a.facts, b.facts
     if type(fa) is Facts and type(fb) is Facts:     # the monitors' maps grow with the session
-        return fa.alike(fb, freeze, _encoded) and _encoded(beyond_records(a, False)) == _encoded(beyond_records(b, False))
-    return _encoded(beyond_records(a, True)) == _encoded(beyond_records(b, True))
+        return fa.alike(fb, freeze, encoded) and encoded(beyond_records(a, False)) == encoded(beyond_records(b, False))
+    return encoded(beyond_records(a, True)) == encoded(beyond_records(b, True))
 
 
 def tables_alike(a, b, getters, key) -> bool:
@@ -462,7 +463,7 @@ def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _encoded(t: tuple) -> bytes:
+def encoded(t: tuple) -> bytes:
     """The bytes of a state tuple: marshal (version 2: no shared references, no interning marks,
     so equal values always give equal bytes) where every value is a plain one, else its repr.
     Either is one-to-one on the values a state holds, so both give the classes `repr` gave."""
@@ -500,7 +501,7 @@ def fingerprint(world, rename: bool = True, facts: bool = True) -> bytes:
     clients in either order are one state."""
     ids = list(world.requests)
     if not rename or len(ids) < 2 or ids != [f"r{n + 1}" for n in range(len(ids))]:
-        return _digest(_encoded(state_tuple(world, facts, _text_digest)))
+        return _digest(encoded(state_tuple(world, facts, _text_digest)))
     # Renaming works on the repr, where a request id is a quoted 'rN' (also inside message texts);
     # each text stands as the digest of its own renamed repr (a match never spans a text's bounds).
     masked_text = lambda obj: _piece(_text(obj), None)       # noqa: E731

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from itertools import chain, islice
 
-from . import lifecycle
+from . import identity, lifecycle
 from .before import KEPT, READERS, before as views_before, carry, kept, small
 from .facts import Facts
 from .params import Params
@@ -136,7 +137,8 @@ class World:
             return self.runs[some_id].label
         if some_id in self.interrupts:
             return self.interrupts[some_id].label
-        for r in self.runs.values():
+        raw = identity.unproject(some_id)          # a task id names its run's id: read that run first
+        for r in chain([self.runs[raw]] if raw in self.runs else (), self.runs.values()):
             tid = self.rules.task_id(self, r)
             if some_id == tid:
                 return f"task of {r.label}"
@@ -194,8 +196,8 @@ class World:
         finally:
             self.step = None
         for table, before in zip((self.requests, self.runs, self.interrupts), sizes):
-            if len(table) > before:
-                step.created.extend(list(table)[before:])
+            if len(table) > before:         # the newest, read from the end: the table may be long
+                step.created.extend(reversed(list(islice(reversed(table), len(table) - before))))
         if say:
             step.note = action.say(self, args)
         self.history.append(step)

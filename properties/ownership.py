@@ -31,11 +31,11 @@ The RFC ties a run to the request that still owes its caller a response:
 from __future__ import annotations
 
 from model import identity
-from model.before import KEPT, READERS, in_table_order, kept, small
+from model.before import KEPT, READERS, Before, in_table_order, kept, small
 from model.wire import INVALID_PARAMS
 from model.facts import Leaves
 
-from .base import annotate, handled, learnt_at, prop
+from .base import annotate, handled, learnt_at, prop, status_changes
 
 OPEN = ("received", "streaming")
 ANSWERED = ("sent", "delivered", "lost")
@@ -161,6 +161,16 @@ def _at_stake(world):
     if small(world):
         return reqs.values()
     return [reqs[k] for k in in_table_order(reqs, set(world.open_ids()) | world.owning_ids())]
+
+
+def _open_before(world, step) -> list:
+    """The requests open just before `step`, in the order sent: those open now it did not make, and
+    those it wrote that were open (read from the kept ids in a long session's world)."""
+    pre = step.pre_phase
+    if not isinstance(pre, Before):
+        return [world.requests[k] for k, phase in pre.items() if phase in OPEN]
+    ids = set(world.open_ids()).difference(pre.made()) | {k for k in pre.changed() if pre.saved[k] in OPEN}
+    return [world.requests[k] for k in in_table_order(world.requests, ids)]
 
 
 def retry_refused_wrongly(world, step) -> str | None:
@@ -429,8 +439,8 @@ def _own3_premise(world, step) -> tuple:
             out.append(_AFTER_RESPONSE_SIGNALS[step.action])
         first = ((_first_call(world, world.requests[qid]).response or {}).get("result") or {})
         out.append("a tasked call" if first.get("resultType") == "task" else "a blocking call")
-        if any(o.id != qid and o.retry_of is not None and step.pre_phase.get(o.id) in OPEN
-               and started_run(world, o, created) == rid for o in world.requests.values()):
+        if any(o.id != qid and o.retry_of is not None and started_run(world, o, created) == rid
+               for o in _open_before(world, step)):
             out.append("a later MRTR retry owns the run")
     return tuple(dict.fromkeys(out))
 
@@ -475,8 +485,8 @@ def own3_answered_request_cannot_touch_run(world, step):
         # once) may explain a change to a run at this step.
         _, explained = _cascade_of_owned(world, step)
         changed = [rid for rid, e in step.events if not e.get("replayed") and rid not in explained]
-        changed += [rid for rid, r in world.runs.items()
-                    if step.pre_status.get(rid, r.status) != r.status and rid not in explained]
+        changed += [rid for rid, before, _ in status_changes(world, step)
+                    if before is not None and rid not in explained]
         if changed:
             qid, rid = targets[0], changed[0]
             evs = [e["type"] for r, e in step.events if r == rid]

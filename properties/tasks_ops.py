@@ -39,7 +39,7 @@ from functools import lru_cache
 from model import identity
 from model.world import EPOCH
 from model.facts import Leaves
-from model.run_index import nothing_due
+from model.run_index import maybe_due
 
 from .base import handled, prop, status_changes
 from .creation import elicitation_refusal, eligible
@@ -219,14 +219,20 @@ def _cnl2_premise(world, step) -> tuple:
       premise=_cnl2_premise, reads=("events", "status"), cases=CNL2_CASES)
 def cnl2_cancelling_only_to_cancelled(world, step):
     seqs = _cancel_seqs(world, step)
-    for rid, (first, _) in seqs.items():
+    # Checked at every step from the first, a run first reads otherwise at a step that logs to it or
+    # moves it: those alone are read (a long session accepts a cancel of hundreds of runs).
+    changes = status_changes(world, step)
+    for rid in dict.fromkeys([*(r for r, _ in step.events), *(r for r, _, _ in changes)]):
+        if rid not in seqs:
+            continue
+        first = seqs[rid][0]
         run = world.runs[rid]
         if run.status not in ("cancelling", "cancelled"):
             late = [e.get("type") for e in run.log[first + 1:] if e.get("type") in TERMINAL_EVENTS or
                     e.get("type") in ("run.started", "run.resumed")]
             return (f"{world.label(rid)} accepted a cancel (run.cancelling at seq {first}) but now reads {run.status}"
                     f"{' after ' + ', '.join(late) if late else ''}, at a {step.action} step")
-    for rid, before, after in status_changes(world, step):
+    for rid, before, after in changes:
         if after == "cancelled" and before != "cancelling":
             return f"{world.label(rid)} went {before} -> cancelled without passing through cancelling"
     return None
@@ -323,22 +329,13 @@ def ttl1_ttl_covers_retention(world, step):
 
 
 # ---- TTL-2 ----------------------------------------------------------------------------------------
-def _ttl_elapsed_runs(world, step):
-    """Non-purged runs whose advertised TTL has elapsed at this clock step."""
-    if step.action != "clock_tick" or nothing_due(world):
-        return []
-    out = []
-    for r in world.runs.values():
-        if r.purged:
-            continue
-        ttl = world.rules.ttl_ms(world, r)
-        if ttl is not None and r.created_at * world.params.tick_ms + ttl <= world.clock * world.params.tick_ms:
-            out.append(r.id)
-    return out
-
-
-def _ttl2_premise(world, step):
-    return bool(_ttl_elapsed_runs(world, step))
+def _ttl2_premise(world, step) -> bool:
+    """A clock step at which a run not purged has its advertised TTL elapsed."""
+    if step.action != "clock_tick":
+        return False
+    tick = world.params.tick_ms
+    return any(not r.purged and (ttl := world.rules.ttl_ms(world, r)) is not None
+               and r.created_at * tick + ttl <= world.clock * tick for r in maybe_due(world, ordered=False))
 
 
 def _mentions_ttl(e: dict) -> bool:

@@ -13,7 +13,7 @@ import model.before
 from model.before import KEPT, Before, StaleBefore, prime
 from model.host import LIVE
 from model.lifecycle import RUN_STATUSES, TERMINAL
-from model.run_index import _due, live_runs, nothing_due, requests_of_run, undurable_runs
+from model.run_index import _due, live_runs, maybe_due, purged_runs, requests_of_run, undurable_runs
 from model.footprint import writes_of
 from model.snapshot import clone, successor
 from model.variants import builtins
@@ -77,24 +77,48 @@ def _runs_read_as_whole(w):
         assert live_runs(w, statuses) == [r for r in runs if not r.purged and r.status in statuses], statuses
     assert live_runs(w) == [r for r in runs if not r.purged]
     assert undurable_runs(w) == [r for r in runs if not r.durable]
+    assert purged_runs(w) == [r for r in runs if r.purged]
     live = w._memo.get("runs.live")          # kept as it is, not only filtered right on reading
-    assert live is None or live[1] == tuple(r.id for r in runs if not r.purged and r.status not in TERMINAL)
-    if nothing_due(w):          # a lower bound: never says quiet while a run is due
-        assert all(_due(w, r) > w.clock for r in runs)
+    assert live is None or tuple(live[1]) == tuple(r.id for r in runs if not r.purged and r.status not in TERMINAL)
+    due = maybe_due(w)          # the runs due at the clock, and maybe others: never one left out
+    assert set(map(id, due)) >= {id(r) for r in runs if _due(w, r) <= w.clock}
+    assert due == [r for r in runs if r in due]                # in the table's order
     for r in runs:
         assert requests_of_run(w, r.id) == [q for q in w.requests.values() if q.run == r.id]
 
 
-def test_the_clock_finds_a_run_due_and_is_quiet_before(keep_every_world):
-    """`nothing_due` is not always False: quiet before a run's purge time, not once it is reached."""
-    said = set()
+@pytest.mark.parametrize("seed", range(4))
+def test_worlds_stepped_apart_from_one_keep_their_own_values(seed, keep_every_world):
+    """Two moves from one state: what each successor keeps is its own (a kept index shared between
+    them lists the other's requests too, and is read for its own alone)."""
+    rng, table = random.Random(seed), action_table()
+    world = World()
+    prime(world)
+    for _ in range(40):
+        moves = [(n, m) for n in table for m in table[n].moves(world)]
+        if not moves:
+            return
+        after = []
+        for name, args in rng.sample(moves, min(3, len(moves))):
+            w = successor(world, writes_of(world, table[name], args))
+            w.apply(name, args, check=False, say=False, writes=writes_of(world, table[name], args))
+            after.append(w)
+        for w in after:
+            _runs_read_as_whole(w)
+        world = rng.choice(after)
+
+
+def test_the_calendar_names_the_runs_due_and_only_those(keep_every_world):
+    """Runs become due (purgeable, their TTL elapsed) on the walks, and the calendar names them alone."""
+    said = 0
     for seed in range(6):
         world = World()
         prime(world)
         for _, _, _, after in _walk(seed, world, 60):
-            due = any(_due(after, r) <= after.clock for r in after.runs.values())
-            said.add((nothing_due(after), due))
-    assert (True, False) in said and (False, True) in said
+            due = [r for r in after.runs.values() if _due(after, r) <= after.clock]
+            assert maybe_due(after) == due
+            said += bool(due)
+    assert said
 
 
 def test_a_small_world_reads_whole_and_agrees():

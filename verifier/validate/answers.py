@@ -20,6 +20,7 @@ import os
 from typing import NamedTuple
 
 from model import identity, wire
+from model.run_index import purged_runs
 
 from verifier.validate.ids import raw_of
 
@@ -290,9 +291,12 @@ class Lifetimes:
 
     def early_purge(self, c, t: float, ttl: bool = True) -> bool:
         """The candidate purged a run before the log's clock allows it (`ttl`: judging TTL-4 too)."""
-        reals = c.ids.real["run"] if self.retention_s is not None else self.expiry if ttl else ()
-        for real in reals:
-            run = c.world.runs.get(c.ids.to_model("run", real))
-            if run is not None and run.purged and self.earliest_purge(real, ttl) > t:
+        if self.retention_s is None and not (ttl and self.expiry):
+            return False
+        for run in purged_runs(c.world):        # few: a session's runs are read only when purged
+            real = c.ids.to_real("run", run.id)
+            if real is None or self.retention_s is None and real not in self.expiry:
+                continue
+            if self.earliest_purge(real, ttl) > t:
                 return True
         return False

@@ -412,7 +412,7 @@ class LogMatcher(Matcher):
             ids = self._answer(c, qid, queue[0][0], msg, status, ids, self.events[self.index], self.sent[qid])
             if ids is None or "method" not in msg and _unlogged(c, qid):
                 return []
-            return [c.but(ids=ids, out={**c.out, qid: queue[1:]})]
+            return [c.but(ids=ids, out=_popped(c.out, qid))]
         def focus(world):
             q = world.requests[qid]
             runs = {q.run, *q.acked} | {r.id for r in world.runs.values() if r.creating_request == qid}
@@ -552,7 +552,7 @@ def _match_run(d, entry, c, real, mid):
             return None
         ids = ids.copy() if ids is c.ids else ids
         ids.bind(kind, r, m)
-    return c.but(ids=ids, runq={**c.runq, mid: c.runq[mid][1:]})
+    return c.but(ids=ids, runq=_popped(c.runq, mid))
 
 
 def _run_focus(real, m):
@@ -612,6 +612,18 @@ def _bound(ids, kind, real, model):
 
 def _plain(v):
     return list(v) if isinstance(v, (list, tuple)) else v
+
+
+def _popped(queues: dict, key) -> dict:
+    """`queues` with the first of `key`'s queue taken, and the key gone once its queue is empty: the
+    queues are read whole (`search._queued`) and must not grow with the requests a session made."""
+    out = dict(queues)
+    rest = out[key][1:]
+    if rest:
+        out[key] = rest
+    else:
+        del out[key]
+    return out
 
 
 def _key(rpc_id):

@@ -31,11 +31,13 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from model.actions import load_all
-from model.before import prime
+from model.before import KEPT, READERS, kept, prime
+from model.facts import Facts
 from model.lifecycle import TERMINAL
 from model.footprint import writes_of
-from model.snapshot import (RECORD_FORMS, beyond_records, fingerprint, own, same_state, state_tuple, successor,
-                            tables_alike)
+from model.snapshot import (RECORD_FORMS, beyond_records, encoded, fingerprint, freeze, own, same_state,
+                            state_tuple, successor, tables_alike)
+from model.state import Interrupt
 from properties.base import guard_facets
 
 from verifier.validate.binding import binding_of
@@ -236,6 +238,7 @@ class Matcher:
         level is that step alone (the same level, without trying every other move)."""
         direct, waiting, expected = [], [], []
         for c in self.cands:
+            prime(c.world)
             got = goal(c)
             if got is None:
                 waiting.append(c)
@@ -419,7 +422,7 @@ def _future(c: Cand, texts: Texts) -> tuple:
     w = c.world
     closed = _closed(w)
     with _masking(closed):
-        text = repr(state_tuple(w, text=_numbering(closed, texts)))
+        text = repr(state_tuple(w, text=_numbering({i.id for i in closed}, texts)))
     if closed:
         text = _plain(text)
     ids = tuple(tuple(sorted(c.ids.real[k].items())) for k in _BOUND) + (tuple(sorted(c.ids.errors.items())),)
@@ -429,17 +432,41 @@ def _future(c: Cand, texts: Texts) -> tuple:
 _BOUND = ("run", "interrupt", "token")
 
 
+def _is_closed(w, i) -> bool:
+    return not i.open or i.kind != "external-event" and w.runs[i.run].status in TERMINAL
+
+
 def _closed(w) -> list:
-    return [i for i in w.interrupts.values() if not i.open or i.kind != "external-event"
-            and w.runs[i.run].status in TERMINAL]
+    return [i for i in w.interrupts.values() if _is_closed(w, i)]
 
 
-def _numbering(closed, texts: Texts):
-    """The form of a text in `_future`'s state (`closed`: the interrupts masked)."""
-    masked = {i.id for i in closed}
+def _closed_ids(w) -> frozenset:
+    return frozenset(i.id for i in _closed(w))
+
+
+def _closed_after(w, was: frozenset, step) -> frozenset:
+    """The closed interrupts after `step`: an interrupt opens, closes or is made with a write of its
+    run's record (its log), and its run ends with one, so those of the runs the step wrote are read."""
+    out = None
+    for rid in (*step.pre_status.changed(), *step.pre_status.made()):
+        for iid in w.runs[rid].interrupts:
+            now = _is_closed(w, w.interrupts[iid])
+            if now != (iid in (was if out is None else out)):
+                out = set(was) if out is None else out
+                (out.add if now else out.discard)(iid)
+    return was if out is None else frozenset(out)
+
+
+# kept from step to step (`model.before.kept`): read by every comparison of candidates
+KEPT["validate.closed"] = _closed_after
+READERS.append(lambda w: kept(w, "validate.closed", _closed_ids))
+
+
+def _numbering(masked, texts: Texts):
+    """The form of a text in `_future`'s state (`masked`: the ids of the closed interrupts)."""
 
     def number(obj) -> int:
-        mode = 0 if not closed else 2 if obj.get("interruptId") in masked and obj.get("type") == \
+        mode = 0 if not masked else 2 if obj.get("interruptId") in masked and obj.get("type") == \
             "interrupt.requested" else 1
         return texts.number(obj, mode)
     return number
@@ -464,16 +491,25 @@ def _same_future(a: Cand, b: Cand, texts: Texts, futures: dict) -> bool:
     wa, wb = a.world, b.world
     if (wa.serial, wa.clock, wa.effects) != (wb.serial, wb.clock, wb.effects):
         return False
-    ca, cb = _closed(wa), _closed(wb)
-    if [i.id for i in ca] != [i.id for i in cb]:
+    closed = kept(wa, "validate.closed", _closed_ids)
+    if closed != kept(wb, "validate.closed", _closed_ids):
         return _future_of(a, texts, futures) == _future_of(b, texts, futures)
-    number = _numbering(ca, texts)
+    number = _numbering(closed, texts)
 
     def text(form) -> str:
-        return _plain(repr(form)) if ca else repr(form)
-    with _masking(list({id(i): i for i in (*ca, *cb)}.values())):
-        return tables_alike(wa, wb, RECORD_FORMS, lambda form, r: text(form(r, number))) and \
-            text(beyond_records(wa, True)) == text(beyond_records(wb, True))
+        return _plain(repr(form)) if closed else repr(form)
+
+    def key(form, r) -> str:
+        if r.id in closed and isinstance(r, Interrupt):     # masked as `_future` masks it
+            with _masking([r]):
+                return text(form(r, number))
+        return text(form(r, number))
+    if not tables_alike(wa, wb, RECORD_FORMS, key):
+        return False
+    fa, fb = wa.facts, wb.facts
+    if type(fa) is Facts and type(fb) is Facts and fa.alike(fb, freeze, encoded):
+        return text(beyond_records(wa, False)) == text(beyond_records(wb, False))
+    return text(beyond_records(wa, True)) == text(beyond_records(wb, True))
 
 
 class Texts:
