@@ -21,6 +21,9 @@ class Action:
     doc: str = ""
     weight: int = 1          # how often the explorer picks it among enabled actions (see WEIGHTS)
     footprint: object = None  # what a move reads and writes (model.footprint.Footprint)
+    # (world, run ids) -> its moves on those runs alone, in `moves`' order: for an action whose moves
+    # each name a run and may be many (a search about a few runs reads them alone)
+    moves_on: Callable | None = None
 
 
 class Product:
@@ -127,10 +130,11 @@ def _table_key(a: Action):
     return rank, module, code.co_firstlineno if code is not None else 0, a.name
 
 
-def action(actor: str, moves: Callable, say: Callable, weight: int | None = None, footprint=None):
+def action(actor: str, moves: Callable, say: Callable, weight: int | None = None, footprint=None, moves_on=None):
     def register(fn):
         w = weight if weight is not None else WEIGHTS.get(fn.__name__, 1)
-        ACTIONS[fn.__name__] = Action(fn.__name__, actor, moves, fn, say, (fn.__doc__ or "").strip(), w, footprint)
+        ACTIONS[fn.__name__] = Action(fn.__name__, actor, moves, fn, say, (fn.__doc__ or "").strip(), w, footprint,
+                                      moves_on)
         ordered = sorted(ACTIONS.values(), key=_table_key)
         if [a.name for a in ordered] != list(ACTIONS):      # registered out of the fixed order: re-seat it
             ACTIONS.clear()

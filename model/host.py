@@ -5,7 +5,7 @@ from . import footprint as fp
 from . import identity, wire
 from .actions import action
 from .lifecycle import RUN_STATUSES, TERMINAL
-from .run_index import can_end_live_only, live_runs, maybe_due, undurable_runs
+from .run_index import can_end_live_only, in_order, live_runs, maybe_due, undurable_runs
 from .state import Interrupt, Run
 
 LIVE = tuple(s for s in RUN_STATUSES if s not in TERMINAL)
@@ -501,17 +501,22 @@ def clock_tick(world):
             world.rules.on_ttl_elapsed(world, r)
 
 
+def _purgeable(world, r) -> bool:
+    t = world.rules.purge_time(world, r)
+    return not r.purged and t is not None and t <= world.clock
+
+
 def _purge_moves(world):
-    out = []
-    for r in maybe_due(world):
-        t = world.rules.purge_time(world, r)
-        if not r.purged and t is not None and t <= world.clock:
-            out.append(dict(run=r.id))
-    return out
+    return [dict(run=r.id) for r in maybe_due(world) if _purgeable(world, r)]
 
 
+def _purge_moves_on(world, ids):
+    return [dict(run=r.id) for r in in_order(world, [k for k in ids if k in world.runs]) if _purgeable(world, r)]
+
+
+# A long session's runs ended long ago are purgeable until purged: many moves, each on its own run.
 @action("host", _purge_moves, _say_run("is purged (retention elapsed)"), footprint=fp.footprint(
-    fp.RUN, fp.RUN, enables=lambda w, a: {fp.run(a["run"]), fp.CLOCK}))
+    fp.RUN, fp.RUN, enables=lambda w, a: {fp.run(a["run"]), fp.CLOCK}), moves_on=_purge_moves_on)
 def purge(world, run):
     world.runs[run].purged = True
 

@@ -107,7 +107,8 @@ KEPT["runs.order"] = _order_after
 READERS.append(lambda world: kept(world, "runs.order", _order_whole))
 
 
-def _in_order(world, ids) -> list:
+def in_order(world, ids) -> list:
+    """The runs `ids` (each in the table), in the table's order."""
     order = kept(world, "runs.order", _order_whole)
     return [world.runs[k] for k in sorted(ids, key=order.__getitem__)]
 
@@ -164,7 +165,7 @@ def maybe_due(world, ordered: bool = True) -> list:
     if not cal or cal[0][0] > world.clock:
         return []
     ids = [k for _, k in cal[:bisect_right(cal, world.clock, key=_first)]]
-    return _in_order(world, ids) if ordered else [world.runs[k] for k in ids]
+    return in_order(world, ids) if ordered else [world.runs[k] for k in ids]
 
 
 def _first(entry):

@@ -85,6 +85,10 @@ def _runs_read_as_whole(w):
     assert due == [r for r in runs if r in due]                # in the table's order
     for r in runs:
         assert requests_of_run(w, r.id) == [q for q in w.requests.values() if q.run == r.id]
+    for name, action in action_table().items():      # the moves on a few runs are those of all on them
+        if action.moves_on is not None:
+            for ids in ({None}, set(w.runs), set(list(w.runs)[::2]) | {"no-such-run"}):
+                assert action.moves_on(w, ids) == [m for m in action.moves(w) if m["run"] in ids], (name, ids)
 
 
 @pytest.mark.parametrize("seed", range(4))

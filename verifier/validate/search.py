@@ -221,7 +221,10 @@ class Matcher:
         for name in self.internal:
             if kind is not None and name in APPENDS and APPENDS[name] != kind[0] or appending and name not in APPENDS:
                 continue
-            for args in self.table[name].moves(world):
+            action = self.table[name]
+            moves = action.moves(world) if focus is None or action.moves_on is None else \
+                action.moves_on(world, focus[0])
+            for args in moves:
                 if focus is not None and not _on(world, args, focus):
                     continue
                 if kind is not None and name == "run_interrupt" and not _interrupt_fits(args, kind[1]):
