@@ -756,14 +756,16 @@ def read_near_expiry(world, door, **args):
     load_all()[door].apply(world, **args)
 
 
-def _external_interrupt_moves(world):
-    return [m for m in world.moves("run_interrupt") if m["kind"] == "external-event"]
+def _external_interrupt_moves(world, ids=None):
+    moves = world.moves("run_interrupt") if ids is None else load_all()["run_interrupt"].moves_on(world, ids)
+    return [m for m in moves if m["kind"] == "external-event"]
 
 
 @action("host", _external_interrupt_moves, lambda w, a: load_all()["run_interrupt"].say(w, a), weight=2,
         footprint=fp.footprint(lambda w, a: load_all()["run_interrupt"].footprint.of(w, a)[0],
                                lambda w, a: load_all()["run_interrupt"].footprint.of(w, a)[1], exact=False,
-                               enables=lambda w, a: load_all()["run_interrupt"].footprint.enabling(w, a)))
+                               enables=lambda w, a: load_all()["run_interrupt"].footprint.enabling(w, a)),
+        moves_on=_external_interrupt_moves)
 def await_external(world, run, kind, form):
     """A run suspends on an external event: `run_interrupt`'s rarest kind, taken as often as another kind
     (so that a run waiting on an external event is there to be read)."""

@@ -325,6 +325,17 @@ def _run_moves(*statuses):
     return lambda world: [dict(run=r.id) for r in _runs_in(world, *statuses)]
 
 
+def _named(world, ids) -> list:
+    """The runs `ids` names (others are left out), in the table's order."""
+    return in_order(world, [k for k in ids if k in world.runs])
+
+
+def _run_moves_on(*statuses):
+    """`_run_moves(*statuses)` on the runs `ids` alone (`Action.moves_on`): a long session's runs left
+    cancelling, as a log without run events leaves them, are many."""
+    return lambda world, ids: [dict(run=r.id) for r in _named(world, ids) if not r.purged and r.status in statuses]
+
+
 def _say_run(text):
     return lambda w, a: f"{w.label(a['run'])} {text}"
 
@@ -336,7 +347,7 @@ EFFECT = fp.footprint(lambda w, a: fp.RUN_STEP(w, a) | {fp.EFFECTS}, lambda w, a
                       enables=lambda w, a: {fp.run(a["run"]), fp.log(a["run"]), fp.EFFECTS})
 
 
-@action("host", _run_moves("pending"), _say_run("starts"), footprint=RUN_STEP)
+@action("host", _run_moves("pending"), _say_run("starts"), footprint=RUN_STEP, moves_on=_run_moves_on("pending"))
 def run_start(world, run):
     r = world.runs[run]
     world.set_status(r, "start")
@@ -384,14 +395,17 @@ def _forms(kind):
     return (True, False) if kind != "external-event" else (True,)
 
 
-def _interrupt_moves(world):
+def _interrupt_moves(world, ids=None):
     cap = world.params.max_interrupts
     if len(world.interrupts) >= (world.params.max_runs if cap is None else cap):
         return []
-    return ([dict(run=r.id, kind=k, form=f) for r in _runs_in(world, "running") for k in INTERRUPT_KINDS
-             for f in _forms(k)]
-            + [dict(run=r.id, kind=WAITS_ON[r.status], form=f) for r in _runs_in(world, *WAITS_ON)
-               for f in _forms(WAITS_ON[r.status])])
+    if ids is None:
+        running, waiting = _runs_in(world, "running"), _runs_in(world, *WAITS_ON)
+    else:                   # on the runs `ids` alone (`Action.moves_on`)
+        named = [r for r in _named(world, ids) if not r.purged]
+        running, waiting = [r for r in named if r.status == "running"], [r for r in named if r.status in WAITS_ON]
+    return ([dict(run=r.id, kind=k, form=f) for r in running for k in INTERRUPT_KINDS for f in _forms(k)]
+            + [dict(run=r.id, kind=WAITS_ON[r.status], form=f) for r in waiting for f in _forms(WAITS_ON[r.status])])
 
 
 # The new interrupt's id is the one the baseline's rule mints (`fp.new_interrupt`).
@@ -403,7 +417,7 @@ SUSPEND = fp.footprint(fp.RUN_STEP, lambda w, a: fp.RUN_WRITE(w, a) | fp.new_int
 @action("host", _interrupt_moves, lambda w, a: (
     f"{'another node of ' if len(w.runs[a['run']].open_interrupts(w)) > 1 else ''}{w.label(a['run'])} suspends on "
     f"{w.label(w.runs[a['run']].interrupts[-1])}, an {a['kind']} interrupt{'' if a['form'] else ' (credential)'}"),
-    footprint=SUSPEND)
+    footprint=SUSPEND, moves_on=_interrupt_moves)
 def run_interrupt(world, run, kind, form):
     """The run suspends on an interrupt: approval (bob approves), clarification, or an external event;
     a run already waiting on that kind opens another one (a parallel node), its status unchanged."""
@@ -419,19 +433,22 @@ def run_interrupt(world, run, kind, form):
     world.append(r, {"type": "interrupt.requested", "interruptId": i.id, "kind": kind, "approvers": approvers})
 
 
-def _terminal_moves(world):
-    runs = live_runs(world, LIVE) if can_end_live_only(world, "complete") else live_runs(world)
+def _terminal_moves(world, ids=None):
+    if ids is not None:     # on the runs `ids` alone (`Action.moves_on`)
+        runs = [r for r in _named(world, ids) if not r.purged]
+    else:
+        runs = live_runs(world, LIVE) if can_end_live_only(world, "complete") else live_runs(world)
     return [dict(run=r.id) for r in runs if world.rules.lifecycle_can("run", r.status, "complete")]
 
 
-@action("host", _terminal_moves, _say_run("completes"), footprint=RUN_STEP)
+@action("host", _terminal_moves, _say_run("completes"), footprint=RUN_STEP, moves_on=_terminal_moves)
 def run_complete(world, run):
     r = world.runs[run]
     world.set_status(r, "complete")
     world.append(r, {"type": "run.completed"})
 
 
-@action("host", _run_moves("running"), _say_run("fails"), footprint=RUN_STEP)
+@action("host", _run_moves("running"), _say_run("fails"), footprint=RUN_STEP, moves_on=_run_moves_on("running"))
 def run_fail(world, run):
     r = world.runs[run]
     world.set_status(r, "fail")
@@ -461,7 +478,7 @@ def run_spawn(world, run):
     world.append(parent, {"type": "run.child_started", "child": child.id})
 
 
-@action("host", _run_moves("cancelling"), _say_run("finishes cancelling"), footprint=RUN_STEP)
+@action("host", _run_moves("cancelling"), _say_run("finishes cancelling"), footprint=RUN_STEP, moves_on=_run_moves_on("cancelling"))
 def run_finish_cancel(world, run):
     r = world.runs[run]
     world.set_status(r, "finish_cancel")

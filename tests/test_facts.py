@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 from model.facts import Facts, Leaves
-from model.snapshot import _encoded, clone, fingerprint, freeze
+from model.snapshot import encoded, clone, fingerprint, freeze
 from model.world import World
 
 
@@ -84,7 +84,7 @@ def test_a_leaves_map_refuses_what_equals_another_form(bad):
 
 
 def _forms_equal(a, b) -> bool:
-    return _encoded(a.monitor_form(freeze)) == _encoded(b.monitor_form(freeze))
+    return encoded(a.monitor_form(freeze)) == encoded(b.monitor_form(freeze))
 
 
 @pytest.mark.parametrize("change", [
@@ -103,8 +103,8 @@ def test_alike_is_the_equality_of_the_forms(change):
     b = a.fork()
     change(b)
     want = _forms_equal(*pickle.loads(pickle.dumps((a, b))))      # copies: taking the forms keeps them
-    assert a.alike(b, freeze, _encoded) is want and b.alike(a, freeze, _encoded) is want
+    assert a.alike(b, freeze, encoded) is want and b.alike(a, freeze, encoded) is want
     b.monitor_form(freeze)                     # forms held by one side, then both
-    assert a.alike(b, freeze, _encoded) is want
+    assert a.alike(b, freeze, encoded) is want
     a.monitor_form(freeze)
-    assert a.alike(b, freeze, _encoded) is want
+    assert a.alike(b, freeze, encoded) is want
