@@ -156,8 +156,10 @@ SMALL = 48
 
 
 def small(world) -> bool:
-    """Whether `world` holds so few records that its kept values are read whole (`SMALL`)."""
-    return len(world.requests) + len(world.runs) < SMALL
+    """Whether `world` holds so few records that its kept values are read whole (`SMALL`). A choice of
+    cost, not a reading of the state (either way gives the same values): the tables' sizes are taken
+    as a dict's, which an engine observing what a property reads does not count."""
+    return dict.__len__(world.requests) + dict.__len__(world.runs) < SMALL
 
 
 def kept(world, name: str, whole: Callable):
