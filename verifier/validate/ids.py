@@ -17,7 +17,7 @@ KINDS = ("run", "interrupt", "token")
 
 
 class Bindings:
-    __slots__ = ("real", "model", "tenants", "errors", "binding")
+    __slots__ = ("real", "model", "tenants", "errors", "binding", "_mine")
 
     def __init__(self, tenants: dict[str, str] | None = None, binding=None):
         from verifier.validate.binding import PLAIN
@@ -26,14 +26,18 @@ class Bindings:
         self.tenants = tenants or {}           # host tenant -> model tenant (the mapping file)
         self.errors = {}                       # the model's not-found answer -> the host's (answers.py)
         self.binding = binding or PLAIN        # how the host's ids are read (binding.py)
+        self._mine = set(KINDS)                # the kinds whose maps are this copy's own to change
 
     def copy(self) -> "Bindings":
+        """A copy sharing each kind's maps until either side binds an id of that kind (a long
+        session binds hundreds of runs; candidates are copied at every step)."""
         new = object.__new__(Bindings)
-        new.real = {k: dict(v) for k, v in self.real.items()}
-        new.model = {k: dict(v) for k, v in self.model.items()}
+        new.real, new.model = dict(self.real), dict(self.model)
         new.tenants = self.tenants
         new.errors = dict(self.errors)
         new.binding = self.binding
+        new._mine = set()
+        self._mine = set()
         return new
 
     def real_of(self, wire_id: str) -> str:
@@ -62,6 +66,9 @@ class Bindings:
         return True
 
     def bind(self, kind: str, real: str, model: str) -> None:
+        if kind not in self._mine:
+            self.real[kind], self.model[kind] = dict(self.real[kind]), dict(self.model[kind])
+            self._mine.add(kind)
         self.real[kind][real] = model
         self.model[kind][model] = real
 
