@@ -248,12 +248,9 @@ def _prj3_premise(world, step) -> bool:
       "and no client is shown a task leaving a terminal status it was shown before",
       premise=_prj3_premise, reads=("emitted", "status"))
 def task_status_follows_diagram(world, step):
-    facts = world.facts.peek("PRJ-3") or {"pi": {}, "shown": {}}
-    pi, shown = facts["pi"], facts["shown"]
-
-    def own():          # this world's copy, to write to
-        got = world.facts.setdefault("PRJ-3", {"pi": Leaves(), "shown": Leaves()})
-        return got["pi"], got["shown"]
+    # each run's projection, and what each task was shown as: two maps, so that a step writing one
+    # copies that one alone (each holds a long session's every run)
+    pi, shown = world.facts.peek("PRJ-3") or {}, world.facts.peek("PRJ-3/shown") or {}
     s = seen(world, step)
     for rid in s.changed:
         run = world.runs[rid]
@@ -263,7 +260,7 @@ def task_status_follows_diagram(world, step):
         new = got[0]
         old = pi.get(rid)
         if old != new:
-            pi, shown = own()
+            pi = world.facts.setdefault("PRJ-3", Leaves())
             pi[rid] = new
         if old is None or old == new:
             continue
@@ -280,7 +277,7 @@ def task_status_follows_diagram(world, step):
             return (f"{where} to {q.id} shows the task of {world.label(raw)} as {status!r} after a client was shown "
                     f"it {before!r} (terminal)")
         if raw not in shown or shown[raw] != status:
-            pi, shown = own()
+            shown = world.facts.setdefault("PRJ-3/shown", Leaves())
             shown[raw] = status
     return None
 
