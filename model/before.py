@@ -139,11 +139,11 @@ def prime(world) -> None:
 def carry(world, step) -> None:
     """Carry the kept values of the state before `step` (just taken in `world`) past it."""
     memo = world._memo
-    for name, after in KEPT.items():
-        got = memo.get(name)
-        if got is None or got[0] != step.index:
+    for name in [k for k in memo if k in KEPT]:        # a small world keeps none: nothing to read
+        got = memo[name]
+        if got[0] != step.index:
             continue
-        value = after(world, got[1], step)
+        value = KEPT[name](world, got[1], step)
         if value is None:
             del memo[name]
         else:
