@@ -14,7 +14,8 @@ The diverging log is the same session with the last not-found answer (mallory's 
 (the requirement named: ISO-1). It is timed with and without the diagnosis, and set against the
 conforming log of the same length (the target: no slower than twice). Targets, printed, not
 asserted: at least 1000 events per CPU second on a conforming client-side log, and a log 10 times
-longer validated in at most 12 times the CPU time (the longest session against the shortest).
+longer validated in at most 12 times the CPU time (the longest session against the shortest, the
+least of three runs of each).
 
     .venv/bin/python benchmarks/validate.py [--conversations N ...] [--budget S] [--long N]
 """
@@ -100,6 +101,9 @@ def diverging(lines: list[str]) -> list[str]:
     raise ValueError("the session has no -32602 answer to change")
 
 
+RUNS = 3
+
+
 def rate(lines, budget, diagnose=False) -> tuple[int, float, str, str]:
     """(events matched, CPU seconds, the result, the requirement a divergence names). CPU time: on a
     shared machine wall time measures the other processes too."""
@@ -132,7 +136,9 @@ def main(argv=None) -> int:
     sizes = sorted(args.conversations)
     if len(sizes) > 1:          # linear in the log's length: the longest session's time over the shortest's
         for run_events in (True, False):
-            (n0, t0), (n1, t1) = [(len(lines) - 1, rate(lines, 600)[1]) for lines in
+            # the least of RUNS runs of each: a short log's time is a fraction of a second, and one
+            # run's noise on a shared machine moves the ratio by more than the target allows
+            (n0, t0), (n1, t1) = [(len(lines) - 1, min(rate(lines, 600)[1] for _ in range(RUNS))) for lines in
                                   (session(sizes[0], run_events), session(sizes[-1], run_events))]
             print(f"{'run events' if run_events else 'client side'}: {n1 / n0:.1f} times the events took "
                   f"{t1 / t0:.1f} times the CPU time (target: at most 1.2 times the ratio of lengths)")
