@@ -528,7 +528,7 @@ def _purge_moves(world):
 
 
 def _purge_moves_on(world, ids):
-    return [dict(run=r.id) for r in in_order(world, [k for k in ids if k in world.runs]) if _purgeable(world, r)]
+    return [dict(run=r.id) for r in _named(world, ids) if _purgeable(world, r)]
 
 
 # A long session's runs ended long ago are purgeable until purged: many moves, each on its own run.

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from itertools import chain, islice
+from itertools import chain
 
 from . import identity, lifecycle
-from .before import KEPT, READERS, before as views_before, carry, kept, small
+from .before import KEPT, READERS, before as views_before, carry, kept, past, small
 from .facts import Facts
 from .params import Params
 from .state import Interrupt, Request, RequestState, Run, Step
@@ -196,8 +196,8 @@ class World:
         finally:
             self.step = None
         for table, before in zip((self.requests, self.runs, self.interrupts), sizes):
-            if len(table) > before:         # the newest, read from the end: the table may be long
-                step.created.extend(reversed(list(islice(reversed(table), len(table) - before))))
+            if len(table) > before:
+                step.created.extend(past(table, before))
         if say:
             step.note = action.say(self, args)
         self.history.append(step)
