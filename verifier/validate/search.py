@@ -241,7 +241,7 @@ class Matcher:
         level is that step alone (the same level, without trying every other move)."""
         direct, waiting, expected = [], [], []
         for c in self.cands:
-            prime(c.world)
+            prime(c.world)          # every world the search steps from it carries the kept values
             got = goal(c)
             if got is None:
                 waiting.append(c)
@@ -341,8 +341,6 @@ class Matcher:
             cands = [c for c in cands if alike.add(_brief(c), c)]
         if len(cands) > self.max_candidates:
             raise Stop("undetermined", f"more than {self.max_candidates} model states fit the log")
-        for c in cands:
-            prime(c.world)
         return cands
 
     def _allowed(self, expected, waiting) -> list[str]:
