@@ -246,6 +246,29 @@ def _session(script):
     return rec.lines(world, rename=True)
 
 
+
+def test_a_request_is_answered_on_its_own_connection():
+    """What the host answers a request with at receipt is looked for on the request's own connection:
+    alice's tasked call, then her call with arguments the tool's schema refuses (answered -32602 at
+    once) on another connection, then the first call's CreateTaskResult, then the refusal. The
+    CreateTaskResult, the next server message after the second call, is not its answer."""
+    from verifier.writers.traffic import Recorder
+    world, rec = unbounded_world(None), Recorder(True)
+    for name, args in [("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow")),
+                       ("call_tool_bad_args", dict(client="C1", server="S1", declare=True)),
+                       ("answer", dict(request="r1"))]:
+        rec.record(world, world.apply(name, args, check=False))
+    events = _events(rec.lines(world, rename=True))
+    messages = [i for i, e in enumerate(events) if e.get("event") == "message"]
+    refusal, created = messages[2], messages[3]          # the refusal, sent at receipt, arrives last
+    events[refusal], events[created] = events[created], events[refusal]
+    events[refusal]["t"], events[created]["t"] = events[created]["t"], events[refusal]["t"]
+    assert [(events[i]["dir"], events[i]["conn"]) for i in messages] == \
+        [("c2s", "h-r1"), ("c2s", "h-r2"), ("s2c", "h-r1"), ("s2c", "h-r2")]
+    r = validate_log(_dump(events), MAPPING)
+    assert r.result == "conforms" and r.exchanges["judged"] == 2, r.to_json()
+
+
 # ---- bad input: one line naming the line, exit 3 -----------------------------------------------------
 def test_malformed_lines_name_their_line(tmp_path, capsys):
     _, lines = _lines(1)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from bisect import bisect_right
+from itertools import islice
 
 from model import wire
 from model.lifecycle import OPEN_PHASES
@@ -34,6 +36,7 @@ EVERY = 64
 class LogMatcher(Matcher):
     fast = True
     checkpoint = None
+    _by_conn = None          # connection -> the places of its events (`_places`)
     conflict = None          # the not-found answer the event being matched contradicts (answers.py)
 
     def __init__(self, *args, judged=JUDGED, declared=None, **kw):
@@ -321,20 +324,29 @@ class LogMatcher(Matcher):
         """The server's first message to this request in the rest of the log, if it has one: what a
         request is answered with at once is checked on receipt (internal steps may precede it)."""
         rpc = msg.get("id")
-        for ev in self.events[self.index + 1:]:
-            d = ev.data
-            if d.get("conn") != name:
-                continue
+        places = self._places(name)
+        for n in islice(places, bisect_right(places, self.index), None):
+            d = self.events[n].data
             if d["event"] == "close":
                 return None
             if d["event"] == "message" and d["dir"] == "s2c":
                 m = d["message"]
                 if conn.transport == "http" or m.get("id") == rpc and "method" not in m or \
                         ((m.get("params") or {}).get("_meta") or {}).get(wire.META_SUBSCRIPTION_ID) == rpc:
-                    return ev
+                    return self.events[n]
             if d["event"] == "message" and d["dir"] == "c2s" and conn.transport == "http":
                 return None
         return None
+
+    def _places(self, name) -> list[int]:
+        """The places in the log of connection `name`'s events, in order: a request's answer is looked
+        for among its connection's own (scanning the rest of the log from every request, for an answer
+        that never comes, grew with the log's length squared)."""
+        if self._by_conn is None:
+            self._by_conn = {}
+            for n, ev in enumerate(self.events):
+                self._by_conn.setdefault(ev.data.get("conn"), []).append(n)
+        return self._by_conn.get(name, [])
 
     def _c2s_note(self, name, conn, msg) -> None:
         method = msg["method"]
