@@ -195,11 +195,13 @@ def _expiry_form(world, run) -> list[tuple[str, str]]:
 
 def cancellation_forms(world, q, signal: str) -> list[tuple[str, str]]:
     """The connection event `signal` cancelling open request q meets: another request owns a live run
-    on the same mount (OWN-4's premise: that run is not q's to cancel)."""
+    on the same mount (OWN-4's premise: that run is not q's to cancel). Read before the move writes
+    any request (`World.owning_at_start`)."""
     if q.phase not in OPEN_PHASES:
         return []
+    owning = map(world.requests.__getitem__, world.owning_at_start())
     if any(o is not q and o.owns is not None and o.server == q.server and o.phase in OPEN_PHASES
-           and world.runs[o.owns].status not in TERMINAL for o in world.requests.values()):
+           and world.runs[o.owns].status not in TERMINAL for o in owning):
         return [("cancelled beside another request's run", signal)]
     return []
 

@@ -208,3 +208,36 @@ def requests_of_run(world, run_id: str) -> list:
         return [q for q in requests.values() if q.run == run_id]
     ids = kept(world, "requests.by_run", _by_run_whole).get(run_id, ())
     return [requests[k] for k in in_table_order(requests, {k for k in ids if k in requests and requests[k].run == run_id})]
+
+
+# ---- the runs each request created ---------------------------------------------------------------
+def _by_creator_whole(world) -> dict[str, set]:
+    out: dict = {}
+    for k, r in world.runs.items():
+        if r.creating_request is not None:
+            out.setdefault(r.creating_request, set()).add(k)
+    return out
+
+
+def _by_creator_after(world, was: dict, step) -> dict:
+    """Each request's runs after `step`: those the step wrote or made are added, in place, as
+    `requests.by_run`'s are (a shared superset, each reader keeping its own world's)."""
+    runs = world.runs
+    for k in _changed_ids(step):
+        q = runs[k].creating_request
+        if q is not None:
+            was.setdefault(q, set()).add(k)
+    return was
+
+
+KEPT["runs.by_creator"] = _by_creator_after
+READERS.append(lambda world: kept(world, "runs.by_creator", _by_creator_whole))
+
+
+def runs_created_by(world, request_id: str) -> set:
+    """The ids of the runs whose `creating_request` is `request_id`."""
+    runs = world.runs
+    if small(world):
+        return {k for k, r in runs.items() if r.creating_request == request_id}
+    ids = kept(world, "runs.by_creator", _by_creator_whole).get(request_id, ())
+    return {k for k in ids if k in runs and runs[k].creating_request == request_id}

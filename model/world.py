@@ -120,6 +120,15 @@ class World:
         """The ids of the requests that own a run now."""
         return kept(self, "owning", _owning_whole)
 
+    def owning_at_start(self) -> frozenset[str]:
+        """`owning_ids` of the state the step being taken started from, for a move that reads it
+        before writing any request: the kept value, where there is one (during a step `owning_ids`
+        reads the whole table, the records being half written)."""
+        got = self._memo.get("owning")
+        if self.step is not None and got is not None and got[0] == self.depth and not small(self):
+            return got[1]
+        return _owning_whole(self)
+
     def owner_of(self, run_id: str) -> list[Request]:
         return [q for q in self.requests.values() if q.owns == run_id]
 

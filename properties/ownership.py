@@ -547,8 +547,8 @@ def _own4_premise(world, step) -> tuple:
     _, allowed = _cascade_of_owned(world, step)
     created = created_runs(world)
     out = []
-    for o in world.requests.values():
-        if o.id in signalled or step.pre_phase.get(o.id) not in OPEN:
+    for o in _open_before(world, step):
+        if o.id in signalled:
             continue
         rid = started_run(world, o, created)
         if rid is not None and rid not in allowed and step.pre_status.get(rid, "completed") not in TERMINAL:
@@ -567,8 +567,8 @@ def own4_cancellation_stays_in_cascade(world, step):
         return None
     owned, allowed = _cascade_of_owned(world, step)
     hit = {rid for rid, e in step.events if e.get("type") == "run.cancelling" and not e.get("replayed")}
-    hit |= {rid for rid, r in world.runs.items() if r.status in ("cancelling", "cancelled")
-            and step.pre_status.get(rid) not in (None, "cancelling", "cancelled")}
+    hit |= {rid for rid, was, now in status_changes(world, step)
+            if now in ("cancelling", "cancelled") and was not in (None, "cancelling", "cancelled")}
     for rid in sorted(hit - allowed):
         r = world.runs[rid]
         which = ", ".join(f"{qid} ({cause})" for qid, cause in cancelled)

@@ -13,7 +13,7 @@ import model.before
 from model.before import KEPT, Before, StaleBefore, prime
 from model.host import LIVE
 from model.lifecycle import RUN_STATUSES, TERMINAL
-from model.run_index import _due, live_runs, maybe_due, purged_runs, requests_of_run, undurable_runs
+from model.run_index import _due, live_runs, maybe_due, purged_runs, requests_of_run, runs_created_by, undurable_runs
 from model.footprint import writes_of
 from model.snapshot import clone, successor
 from model.variants import builtins
@@ -63,11 +63,22 @@ def test_a_footprint_step_records_what_a_whole_step_records(seed, keep_every_wor
         for field in ("pre_status", "pre_phase", "pre_owner"):
             assert dict(getattr(step, field)) == getattr(whole, field), (name, args, field)
         views += isinstance(step.pre_phase, Before)
+        assert step.forms == whole.forms, (name, args)       # read before the move wrote (owning_at_start)
         assert step_facets(after, step) == step_facets(full, whole), (name, args)
         assert status_changes(after, step) == status_changes(full, whole), (name, args)
         assert after.open_ids() == tuple(k for k, q in after.requests.items() if q.phase in ("received", "streaming"))
         assert _created_runs(after) == _created_whole(after)
         assert after.owning_ids() == {k for k, q in after.requests.items() if q.owns is not None}
+        after.step = object()                           # as a move of the next step sees it, before it writes
+        owning = {k for k, q in after.requests.items() if q.owns is not None}
+        assert after.owning_at_start() == owning
+        kept_now = after._memo.get("owning")
+        after._memo["owning"] = (after.depth - 1, frozenset({"r0"}))      # an earlier state's: not trusted
+        assert after.owning_at_start() == owning
+        after._memo.pop("owning")
+        if kept_now is not None:
+            after._memo["owning"] = kept_now
+        after.step = None
     assert views > 10
 
 
@@ -85,6 +96,8 @@ def _runs_read_as_whole(w):
     assert due == [r for r in runs if r in due]                # in the table's order
     for r in runs:
         assert requests_of_run(w, r.id) == [q for q in w.requests.values() if q.run == r.id]
+    for q in [*w.requests, "no-such-request"]:
+        assert runs_created_by(w, q) == {k for k, r in w.runs.items() if r.creating_request == q}
     for name, action in action_table().items():      # the moves on a few runs are those of all on them
         if action.moves_on is not None:
             for ids in ({None}, set(w.runs), set(list(w.runs)[::2]) | {"no-such-run"}):
@@ -165,3 +178,30 @@ def test_a_record_read_after_another_step_raises():
     with pytest.raises(StaleBefore):
         dict(first.pre_phase)
     assert stepped.history == []
+
+
+@pytest.mark.parametrize("signal", ["disconnect", "stdio_cancel", "stdio_close"])
+def test_a_request_cancelled_beside_another_owned_run_is_told_so(signal, keep_every_world):
+    """The form a cancellation meets (`model.clients.cancellation_forms`) reads the requests owning a
+    run as the state before the step held them (the kept value): alice's two blocking calls, each
+    owning its run, one of them cancelled."""
+    world, table = World(), action_table()
+    prime(world)
+    transport = "http" if signal == "disconnect" else "stdio"
+    steps = [("call_tool", dict(client="C1", server="S1", transport="http", declare=False, tool="flow"))] * 2
+    if transport == "stdio":
+        steps.insert(0, ("call_tool", dict(client="C1", server="S1", transport="stdio", declare=False, tool="flow")))
+        steps = steps[:2]
+    ended = {"disconnect": dict(request="r1"), "stdio_cancel": dict(request="r1"),
+             "stdio_close": dict(client="C1", server="S1")}[signal]
+    forms = []
+    for name, args in [*steps, (signal, ended)]:
+        assert args in table[name].moves(world), (name, args)
+        after = successor(world, writes_of(world, table[name], args))
+        step = after.apply(name, args, check=False, say=False, writes=writes_of(world, table[name], args))
+        full, whole = _whole(world, name, args)
+        assert step.forms == whole.forms, (name, args)
+        forms, world = step.forms, after
+    assert ("cancelled beside another request's run", {"disconnect": "HTTP disconnect",
+                                                       "stdio_cancel": "stdio notifications/cancelled",
+                                                       "stdio_close": "stdio EOF"}[signal]) in forms

@@ -7,6 +7,7 @@ from itertools import islice
 
 from model import wire
 from model.lifecycle import OPEN_PHASES
+from model.run_index import runs_created_by
 from model.snapshot import successor
 
 from verifier.validate.answers import IdCheck, Lifetimes, bind_error, not_found_class
@@ -427,7 +428,7 @@ class LogMatcher(Matcher):
             return [c.but(ids=ids, out=_popped(c.out, qid))]
         def focus(world):
             q = world.requests[qid]
-            runs = {q.run, *q.acked} | {r.id for r in world.runs.values() if r.creating_request == qid}
+            runs = {q.run, *q.acked} | runs_created_by(world, qid)
             # A tasks/* request learns its run only when answered: the run it names is moved too (its
             # purge, after the clock passes its retention, decides a not-found answer).
             return runs | _named_runs(world, self.sent[qid], self.cands), {qid}
