@@ -696,8 +696,18 @@ def test_a_change_never_notified_to_a_listen_stream_breaks_ntf_4():
     assert r.divergence.line == notes[1], r.divergence.to_json()        # the later notification, one line up
     assert "withheld" in r.divergence.reason and "2026" not in r.divergence.reason     # no host time compared
     late = _events(lines)[:notes[0]] + [dict(e, t=e["t"] + 5) for e in _events(lines)[notes[0] + 1:]]
-    r = validate_log(_dump([e for e in late if e.get("message", {}).get("method") != "notifications/tasks"]), MAPPING)
+    late = _dump([e for e in late if e.get("message", {}).get("method") != "notifications/tasks"])
+    r = validate_log(late, MAPPING)
     assert r.result == "diverges" and r.divergence.requirement == "NTF-4" and "never notified" in r.divergence.reason
+    assert "within 1 s, assumed" in r.divergence.reason         # the sources name no bound: said so
+    # A host that declares it notifies within 10 s may still send the notification owed for 5 s: no
+    # divergence at the log's end; one that declares 2 s breaks NTF-4 there, by its own bound.
+    patient = validate_log(late, {**MAPPING, "host": {"notify_within_s": 10}})
+    assert patient.divergence is None or patient.divergence.requirement != "NTF-4", patient.to_json()
+    assert any("within the host's bound of 10 s: whether it was sent is not judged" in a for a in patient.assumptions)
+    assert not any("not judged" in a for a in validate_log(lines, MAPPING).assumptions)     # nothing owed at the end
+    hasty = validate_log(late, {**MAPPING, "host": {"notify_within_s": 2}})
+    assert hasty.divergence.requirement == "NTF-4" and "within 2 s, declared" in hasty.divergence.reason
 
 
 def test_a_status_message_quoting_the_calls_arguments_breaks_sec_1():
@@ -744,7 +754,7 @@ def test_the_hosts_declarations_are_checked_as_input(tmp_path, capsys):
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join(_lines(1)[1]) + "\n")
     for host in ({"retention_s": 0}, {"parameters": {"P-APPROVER": "maybe"}}, {"http_error_status": 99},
-                 {"ttl_ms_live": 0}, {"color": 1}):
+                 {"ttl_ms_live": 0}, {"notify_within_s": 0}, {"color": 1}):
         m = tmp_path / "map.json"
         m.write_text(json.dumps({**MAPPING, "host": host}))
         assert main(["validate", str(log), "--map", str(m)]) == 3

@@ -142,7 +142,7 @@ def _account(res, events, mapping, m, best, host) -> None:
     res.unjudged = sorted(unjudged, key=lambda u: u["index"])
     res.exchanges = {"total": len(c2s), "judged": len(c2s) - ignored - len(res.unjudged), "unjudged": len(res.unjudged),
                      "ignored": ignored}
-    res.assumptions = host.assumptions + purges_assumed(best, events, host)
+    res.assumptions = host.assumptions + purges_assumed(best, events, host) + m.notes_pending
 
 
 def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=True, upto=None, keep=False,

@@ -21,13 +21,14 @@ TICK_MS = Params().tick_ms
 class Declared:
     params: dict = field(default_factory=dict)      # Params fields the host's declarations set
     retention_s: float | None = None
+    notify_within_s: float | None = None            # the host's bound on a notification's delay (NTF-4)
     from_creation: bool = False                     # P-RETENTION from-creation
     assumptions: list = field(default_factory=list)  # what the log was read as where the host declares nothing
 
 
 def declared(mapping: dict, events) -> Declared:
     host = mapping.get("host") or {}
-    out = Declared(retention_s=host.get("retention_s"))
+    out = Declared(retention_s=host.get("retention_s"), notify_within_s=host.get("notify_within_s"))
     for pid, value in (host.get("parameters") or {}).items():
         out.params[PARAMETER_IDS[pid]] = value
     out.from_creation = out.params.get("p_retention") == "from-creation"

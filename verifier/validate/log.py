@@ -62,6 +62,9 @@ MAPPING_SCHEMA = {
                 "ttl_ms_live": {"type": ["integer", "null"], "minimum": 1},
                 # The HTTP status of the errors core gives none, -32602 and -32603 (Params.http_error_status).
                 "http_error_status": {"type": "integer", "minimum": 100, "maximum": 599},
+                # Seconds of the log's clock within which the host notifies a listen stream of a change
+                # (the sources name no bound): a notification owed longer when the log ends was never sent.
+                "notify_within_s": {"type": "number", "exclusiveMinimum": 0},
                 # Whether subscriptions/listen is served (default true); false: listens are passed over.
                 "listen": {"type": "boolean"},
                 # Who sees a task: its creator only, or every principal of its tenant (the model's rule).
