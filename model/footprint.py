@@ -302,6 +302,15 @@ def writes_of(world, action, args):
     return f.writes(world, args)
 
 
+def declared_writes(world, action, args):
+    """The keys `action`'s move with `args` writes by its declared footprint, whatever rules the world
+    overrides (`writes_of` says None where an overridden rule may write anything): what a move calling
+    an overridden rule may be tried with first, sharing the rest sealed, so that a write beyond it
+    raises. None: the action declares no footprint."""
+    f = action.footprint
+    return None if f is None else f.writes(world, args)
+
+
 def overridden(world) -> frozenset:
     """The rule markers (`rule(name)`, `harness_rule(name)`) the world's rules (and its harness's)
     override, computed once per class."""

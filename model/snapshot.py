@@ -40,7 +40,7 @@ def _copier(cls, deep: dict[str, str] | None = None):
     return ns["copy"]
 
 
-_copy_run = _copier(Run, {"children": "o.children[:]", "log": "o.log[:]", "interrupts": "o.interrupts[:]"})
+_copy_run = _copier(Run, {"children": "list(o.children)", "log": "list(o.log)", "interrupts": "list(o.interrupts)"})
 _copy_interrupt = _copier(Interrupt)
 _copy_request = _copier(Request)
 _copy_rs = _copier(RequestState)
@@ -104,6 +104,7 @@ def _sealed_class(cls):
 
 
 _SEALED = {cls: _sealed_class(cls) for cls in (Run, Interrupt, Request, RequestState)}
+_SEALED_RUN = _SEALED[Run]
 _COPY = {Run: _copy_run, Interrupt: _copy_interrupt, Request: _copy_request, RequestState: _copy_rs}
 _COPY.update({_SEALED[k]: f for k, f in _COPY.items()})
 # footprint key kind -> the world table of its records ("log": a run's log lives in its record)
@@ -118,12 +119,9 @@ def seal(world) -> None:
     the records it may hold unsealed are visited: those `successor` or `own` copied for it (`_loose`)
     and those made since it was last sealed (past the tables' sizes then, `_sealed_at`), so that a
     world of many records is sealed in the time of its few new ones."""
-    sealed = _SEALED
     at = world.__dict__.get("_sealed_at")
     for r in world.__dict__.get("_loose", ()):
-        s = sealed.get(type(r))
-        if s is not None:
-            r.__class__ = s
+        _seal(r)
     sizes = []
     for k, name in enumerate(_TABLES):
         table = getattr(world, name)
@@ -131,10 +129,19 @@ def seal(world) -> None:
         # those past the size then, read from the end (skipping the first ones would read them all)
         records = table.values() if at is None else islice(reversed(table.values()), len(table) - at[k])
         for r in records:
-            s = sealed.get(type(r))
-            if s is not None:
-                r.__class__ = s
+            _seal(r)
     world._loose, world._sealed_at = [], tuple(sizes)
+
+
+def _seal(r) -> None:
+    """Seal one record: its class swapped, and a run's lists (its log, children and interrupts) made
+    tuples, so that appending to one in place raises too. A copy (`_COPY`) makes them lists again."""
+    s = _SEALED.get(type(r))
+    if s is None:
+        return
+    if s is _SEALED_RUN:
+        r.log, r.children, r.interrupts = tuple(r.log), tuple(r.children), tuple(r.interrupts)
+    r.__class__ = s
 
 
 def successor(world, writes):
@@ -286,8 +293,11 @@ def _getter(cls, skip=_HISTORY_FIELDS, texts: bool = False, log: bool = False):
     for s in cls.__slots__:
         if s in skip:
             continue
-        dictish = texts and "dict" in str(hints.get(s, ""))
-        parts.append(f"(text(o.{s}) if type(o.{s}) is dict else o.{s})" if dictish else f"o.{s}")
+        hint = str(hints.get(s, ""))
+        dictish = texts and "dict" in hint
+        # a list slot as a tuple: a sealed record holds it as one (`seal`), and its form is the same
+        parts.append(f"(text(o.{s}) if type(o.{s}) is dict else o.{s})" if dictish else
+                     f"tuple(o.{s})" if hint.startswith("list[") else f"o.{s}")
     if log:
         parts.append("tuple(map(text, o.log))")
     ns: dict = {}

@@ -80,8 +80,8 @@ class World:
     # ---- what a step records ------------------------------------------------------------------
     def append(self, run: Run, event: dict) -> None:
         event = {"seq": len(run.log), "at": self.clock, **event}
+        run.updated_at = self.clock         # first: a run shared with other states refuses it (`seal`)
         run.log.append(event)
-        run.updated_at = self.clock
         if self.step is not None:
             self.step.events.append((run.id, event))
 

@@ -51,3 +51,26 @@ def test_a_shared_record_refuses_a_write_and_own_copies_it():
     assert child.runs[rid] is not world.runs[rid]
     child.runs[rid].status = "failed"
     assert world.runs[rid].status != "failed"
+
+
+def test_a_shared_runs_lists_refuse_an_append():
+    """A run shared with other states holds its log, children and interrupts as tuples: appending to
+    one in place (as a rule writing beyond its move's footprint would) raises, and the state it came
+    from keeps its own; a copy of its own holds lists again."""
+    world, name, args = next(w for w in _walk(3, 6) if w[0].runs)
+    rid = next(iter(world.runs))
+    before = fingerprint(world, rename=False)
+    child = successor(world, set())
+    run = child.runs[rid]
+    with pytest.raises(SharedRecordWrite):
+        child.append(run, {"type": "run.note"})
+    for lst in (run.log, run.children, run.interrupts):
+        with pytest.raises(AttributeError):
+            lst.append("x")
+    assert fingerprint(world, rename=False) == before
+    own(child, {("run", rid)})
+    mine = child.runs[rid]
+    assert all(type(x) is list for x in (mine.log, mine.children, mine.interrupts))
+    child.append(mine, {"type": "run.note"})
+    assert len(mine.log) == len(world.runs[rid].log) + 1
+    assert fingerprint(clone(child), rename=False) == fingerprint(child, rename=False)   # a list's form is a tuple's

@@ -106,6 +106,46 @@ def test_variant_walks_that_break_its_requirement_diverge_with_it(name):
     assert seen, f"no walk of {name} broke {sorted(want)}: the test exercised nothing"
 
 
+
+# The variants whose overrides write beyond the footprint of the move calling them (a log appended at a
+# read, a cancel or a clock tick; an approver set grown by an answer), and two that write within it.
+SHARING = ["get-appends-read-event", "cancel-terminal-appends", "ttl-fails-run", "response-content-grants-approval",
+           "detach-on-disconnect", "notify-cancelled-on-run-cancel"]
+
+
+def test_a_variants_moves_share_what_their_footprint_leaves_alone(monkeypatch):
+    """Validated against a variant, a move calling an overridden rule (which may write any record) is
+    taken sharing every record its declared footprint leaves alone, sealed: a write beyond it raises,
+    and the move is taken again on a copy of every record. The answers are those of copying every
+    record at every such move, and both ways are taken."""
+    import verifier.validate.search as vs
+    real_send, real_tried, real_declared = vs.send, vs._tried, vs.declared_writes
+    taken = {"tried": 0, "taken again": 0}
+
+    def send(world, name, args, sent=None, writes=None):
+        taken["taken again"] += writes is None
+        return real_send(world, name, args, sent, writes)
+
+    def tried(world, name, args, sent, guess):
+        taken["tried"] += 1
+        monkeypatch.setattr(vs, "send", send)
+        try:
+            return real_tried(world, name, args, sent, guess)
+        finally:
+            monkeypatch.setattr(vs, "send", real_send)
+    for name in SHARING:
+        v = resolve(name)
+        for seed, steps in WALKS[:4]:
+            _, lines = _lines(seed, True, v, steps=steps)
+            monkeypatch.setattr(vs, "_tried", tried)
+            shared = validate_log(lines, MAPPING, variant=name, budget=60).to_json()
+            monkeypatch.setattr(vs, "_tried", real_tried)
+            monkeypatch.setattr(vs, "declared_writes", lambda *a: None)
+            whole = validate_log(lines, MAPPING, variant=name, budget=60).to_json()
+            monkeypatch.setattr(vs, "declared_writes", real_declared)
+            assert shared == whole, (name, seed)
+    assert taken["tried"] > taken["taken again"] > 0, taken
+
 # ---- hand-mutated logs diverge where they were changed -----------------------------------------------
 def _events(lines):
     return [json.loads(x) for x in lines]

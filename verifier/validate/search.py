@@ -34,7 +34,7 @@ from model.actions import load_all
 from model.before import KEPT, READERS, kept, prime
 from model.facts import Facts
 from model.lifecycle import TERMINAL
-from model.footprint import writes_of
+from model.footprint import declared_writes, writes_of
 from model.snapshot import (RECORD_FORMS, beyond_records, encoded, fingerprint, freeze, own, same_state,
                             state_tuple, successor, tables_alike)
 from model.state import Interrupt
@@ -176,9 +176,14 @@ class Matcher:
             raise Stop("undetermined", f"the work budget of {self.max_steps} model steps was spent")
         # the records the step may write are the new world's own, the others shared (copying every
         # record the session ever made at every step made validation quadratic in the log's length)
-        writes = writes_of(cand.world, load_all()[name], args)
-        w = own(cand.world, writes) if in_place else successor(cand.world, writes)
-        step = send(w, name, args, sent, writes)
+        action = load_all()[name]
+        writes = writes_of(cand.world, action, args)
+        guess = declared_writes(cand.world, action, args) if writes is None else None
+        if guess is not None:
+            w, step = _tried(cand.world, name, args, sent, guess)
+        else:
+            w = own(cand.world, writes) if in_place else successor(cand.world, writes)
+            step = send(w, name, args, sent, writes)
         self.steps += 1
         origin = (cand.world, name, args, sent) if self.keep and not in_place else None
         out = cand.out
@@ -380,6 +385,23 @@ def _interrupt_fits(args, data: dict) -> bool:
     if "kind" in data and data["kind"] != args["kind"]:
         return False
     return "mode" not in data or data["mode"] == ("form" if args["form"] else "url")
+
+
+def _tried(world, name, args, sent, guess):
+    """(the successor, the step) of a move that calls a rule the world's rules override, which may
+    write any record: taken first on a successor sharing every record its declared footprint `guess`
+    leaves alone, sealed, so that a write to one raises; where it raises (or removes a record), taken
+    again on a copy of every record (and a fault of the move raises there too)."""
+    runs, requests = len(world.runs), len(world.requests)
+    try:
+        w = successor(world, guess)
+        step = send(w, name, args, sent, guess)
+        if len(w.runs) >= runs and len(w.requests) >= requests:     # none removed (the step's views read them)
+            return w, step
+    except Exception:
+        pass
+    w = successor(world, None)
+    return w, send(w, name, args, sent, None)
 
 
 def send(world, name: str, args: dict, sent=None, writes=None):
