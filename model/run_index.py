@@ -175,30 +175,43 @@ def _first(entry):
 READERS.append(lambda world: kept(world, "runs.calendar", _calendar_whole))
 
 
-# ---- the requests of each run ----------------------------------------------------------------------
-def _by_run_whole(world) -> dict[str, set]:
-    out: dict = {}
-    for k, q in world.requests.items():
-        if q.run is not None:
-            out.setdefault(q.run, set()).add(k)
-    return out
+# ---- the requests of each run, the runs of each request ------------------------------------------
+def _naming(name: str, table: str, field: str, written):
+    """Register the kept index {a value of `field`: the ids of `table`'s records holding it}, carried
+    past a step from the records it wrote or made (`written(step)`), and return its reader
+    `(world, value) -> the ids holding value now`. The index is added to in place, and so shared by
+    every world stepped from the one that read it whole, each adding its own: it lists a superset of
+    any one world's ids (another world's, a record that held another value before), and the reader
+    keeps those of its own world that hold the value."""
+    def whole(world) -> dict[str, set]:
+        out: dict = {}
+        for k, r in getattr(world, table).items():
+            v = getattr(r, field)
+            if v is not None:
+                out.setdefault(v, set()).add(k)
+        return out
+
+    def after(world, was: dict, step) -> dict:
+        records = getattr(world, table)
+        for k in written(step):
+            v = getattr(records[k], field)
+            if v is not None:
+                was.setdefault(v, set()).add(k)
+        return was
+
+    def read(world, value) -> set:
+        records = getattr(world, table)
+        ids = kept(world, name, whole).get(value, ())
+        return {k for k in ids if k in records and getattr(records[k], field) == value}
+
+    KEPT[name] = after
+    READERS.append(lambda world: kept(world, name, whole))
+    return read
 
 
-def _by_run_after(world, was: dict, step) -> dict:
-    """Each run's requests after `step`: those the step wrote or made that name a run are added, in
-    place. The index is shared by every world stepped from the one that read it whole, each adding
-    its own: it lists a superset of any one world's requests of a run (another world's, a request
-    that named another run before), and the reader keeps those of its own world that name the run."""
-    requests = world.requests
-    for k in (*step.pre_phase.changed(), *step.pre_phase.made()):
-        r = requests[k].run
-        if r is not None:
-            was.setdefault(r, set()).add(k)
-    return was
-
-
-KEPT["requests.by_run"] = _by_run_after
-READERS.append(lambda world: kept(world, "requests.by_run", _by_run_whole))
+_requests_of = _naming("requests.by_run", "requests", "run",
+                       lambda step: (*step.pre_phase.changed(), *step.pre_phase.made()))
+_runs_of = _naming("runs.by_creator", "runs", "creating_request", _changed_ids)
 
 
 def requests_of_run(world, run_id: str) -> list:
@@ -206,38 +219,11 @@ def requests_of_run(world, run_id: str) -> list:
     requests = world.requests
     if small(world):
         return [q for q in requests.values() if q.run == run_id]
-    ids = kept(world, "requests.by_run", _by_run_whole).get(run_id, ())
-    return [requests[k] for k in in_table_order(requests, {k for k in ids if k in requests and requests[k].run == run_id})]
-
-
-# ---- the runs each request created ---------------------------------------------------------------
-def _by_creator_whole(world) -> dict[str, set]:
-    out: dict = {}
-    for k, r in world.runs.items():
-        if r.creating_request is not None:
-            out.setdefault(r.creating_request, set()).add(k)
-    return out
-
-
-def _by_creator_after(world, was: dict, step) -> dict:
-    """Each request's runs after `step`: those the step wrote or made are added, in place, as
-    `requests.by_run`'s are (a shared superset, each reader keeping its own world's)."""
-    runs = world.runs
-    for k in _changed_ids(step):
-        q = runs[k].creating_request
-        if q is not None:
-            was.setdefault(q, set()).add(k)
-    return was
-
-
-KEPT["runs.by_creator"] = _by_creator_after
-READERS.append(lambda world: kept(world, "runs.by_creator", _by_creator_whole))
+    return [requests[k] for k in in_table_order(requests, _requests_of(world, run_id))]
 
 
 def runs_created_by(world, request_id: str) -> set:
     """The ids of the runs whose `creating_request` is `request_id`."""
-    runs = world.runs
     if small(world):
-        return {k for k, r in runs.items() if r.creating_request == request_id}
-    ids = kept(world, "runs.by_creator", _by_creator_whole).get(request_id, ())
-    return {k for k in ids if k in runs and runs[k].creating_request == request_id}
+        return {k for k, r in world.runs.items() if r.creating_request == request_id}
+    return _runs_of(world, request_id)
