@@ -678,10 +678,16 @@ def test_a_rule_calling_sys_exit_never_passes(place):
 def test_a_rule_hanging_while_moves_are_enumerated_is_a_fault(place):
     """`status_message` is asked when the host's answers are enumerated (a CreateTaskResult carries
     it), not only when a step is taken: the watchdog bounds that enumeration too (under a cap the
-    step timeout comes first: a cap that came first would make it undetermined, time cap)."""
+    step timeout comes first: a cap that came first would make it undetermined, time cap), in the
+    random engine and in the partitioned search of one scope, which stops there with the fault
+    located in the amendment (not in the search's graph of a state never expanded). One scope from
+    scratch: the default plan's every scope, each stored graph built first on a fresh clone, may
+    take longer than the cap."""
     with written(place, "amend.py", HEAD + "    name = 'hangs'\n\n    def status_message(self, world, run):\n"
                                           "        while True:\n            pass\n") as f:
-        judged(place, ["check", "--variant", f, *RUN, "--budget", "30"], want={4}, fault="amend.py")
+        for engine in (["--engine", "hypothesis"], ["--engine", "bfs", "--scope", "host-small", "--no-incremental",
+                                                     "--jobs", "2"]):
+            judged(place, ["check", "--variant", f, *RUN, "--budget", "30", *engine], want={4}, fault="amend.py")
 
 
 UNPRINTABLE = "class E(Exception):\n    def __str__(self):\n        raise RuntimeError('no text')\n\n\n"

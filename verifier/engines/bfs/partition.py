@@ -438,12 +438,12 @@ def _merge(s, frontier, results, seen, graph, open_names, overrides, max_states,
                 nxt.append((cid, f, data))
             if edges is not None:
                 edges.append((cid, name, args))
-        if graph is not None:
-            graph.add_edges(sid, edges)
-        if item.fault is not None:
+        if item.fault is not None:       # the state's expansion stopped part way: no graph to judge
             item.fault.history = s.path(sid) + item.fault.history
             s.fault = item.fault
             raise bfs._Stop
+        if graph is not None:
+            graph.add_edges(sid, edges)
         if max_states is not None and len(s.moves) > max_states:
             s.capped = f"{max_states} states"
             raise bfs._Stop
