@@ -102,7 +102,7 @@ def in_table_order(records: dict, ids: set, order: dict | None = None) -> list:
 ORDERS = {"runs": "runs.order"}
 
 
-def _kept_now(world, name):
+def kept_now(world, name):
     got = world._memo.get(name) if name is not None else None
     return got[1] if got is not None and got[0] == world.depth else None
 
@@ -119,7 +119,7 @@ def before(world, writes) -> tuple | None:
                 return None
             if k[0] in kinds:
                 out.add(k[1])
-        ids[table] = in_table_order(getattr(world, table), out, _kept_now(world, ORDERS.get(table)))
+        ids[table] = in_table_order(getattr(world, table), out, kept_now(world, ORDERS.get(table)))
     return (Before(world, "runs", "status", ids["runs"]), Before(world, "requests", "phase", ids["requests"]),
             Before(world, "requests", "owns", ids["requests"]))
 

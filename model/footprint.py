@@ -293,13 +293,10 @@ def writes_of(world, action, args):
     record), for a successor sharing every other record (`model.snapshot.successor`); None where the
     move may write anything: no footprint, or a rule it or the epilogue calls overridden by the
     world's rules."""
-    f = action.footprint
-    if f is None:
+    f, over = action.footprint, overridden(world)
+    if f is not None and over and (over & f.rules or over & EPILOGUE.rules):
         return None
-    over = overridden(world)
-    if over and (over & f.rules or over & EPILOGUE.rules):
-        return None
-    return f.writes(world, args)
+    return declared_writes(world, action, args)
 
 
 def declared_writes(world, action, args):

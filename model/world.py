@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 from itertools import chain
 
 from . import identity, lifecycle
-from .before import KEPT, READERS, before as views_before, carry, kept, past, small
+from .before import KEPT, READERS, before as views_before, carry, kept, kept_now, past, small
 from .facts import Facts
 from .params import Params
 from .state import Interrupt, Request, RequestState, Run, Step
@@ -124,10 +124,8 @@ class World:
         """`owning_ids` of the state the step being taken started from, for a move that reads it
         before writing any request: the kept value, where there is one (during a step `owning_ids`
         reads the whole table, the records being half written)."""
-        got = self._memo.get("owning")
-        if self.step is not None and got is not None and got[0] == self.depth and not small(self):
-            return got[1]
-        return _owning_whole(self)
+        got = kept_now(self, "owning") if self.step is not None and not small(self) else None
+        return _owning_whole(self) if got is None else got
 
     def owner_of(self, run_id: str) -> list[Request]:
         return [q for q in self.requests.values() if q.owns == run_id]

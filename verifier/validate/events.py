@@ -39,7 +39,6 @@ class LogMatcher(Matcher):
     fast = True
     checkpoint = None
     _by_conn = None          # connection -> the places of its events (`_places`)
-    notes_pending: list = []  # a notification owed when the log ends, not yet overdue (`finish`)
     conflict = None          # the not-found answer the event being matched contradicts (answers.py)
 
     def __init__(self, *args, judged=JUDGED, declared=None, **kw):
@@ -53,6 +52,7 @@ class LogMatcher(Matcher):
         self.life = Lifetimes(declared.retention_s, declared.from_creation)
         self.notify_within = declared.notify_within_s or NOTIFY_WITHIN_S
         self.notify_declared = declared.notify_within_s is not None
+        self.notes_pending: list = []       # a notification owed when the log ends, not yet overdue (`finish`)
 
     def _save(self, index) -> None:
         c = self.cands[0]
@@ -513,8 +513,7 @@ class LogMatcher(Matcher):
         every event the model appended was logged."""
         end = self.events[-1].data["t"]
         late = [self._late(c, end) for c in self.cands]
-        owed = next(((qid, queue[0]) for c in self.cands for qid, queue in c.out.items()
-                     if queue and queue[0][0].get("method") == "notifications/tasks"), None)
+        owed = next((o for c in self.cands for o in _owed(c)), None)
         if owed is not None and not all(late):     # owed when the log ends, not yet for the bound: not judged
             qid, (m, _, index) = owed
             self.notes_pending = [f"listen stream {qid} was owed the {describe(m)} for the change the log shows by "
@@ -542,11 +541,14 @@ class LogMatcher(Matcher):
     def _late(self, c, end: float):
         """(listen stream, the notification it is owed) of candidate `c` owed for `notify_within` or more
         at log time `end`, or None."""
-        for qid, queue in c.out.items():
-            if queue and queue[0][0].get("method") == "notifications/tasks" \
-                    and end - self.events[queue[0][2]].data["t"] >= self.notify_within:
-                return qid, queue[0]
-        return None
+        return next(((qid, head) for qid, head in _owed(c)
+                     if end - self.events[head[2]].data["t"] >= self.notify_within), None)
+
+
+def _owed(c):
+    """(listen stream, the notification it is owed first) of candidate `c`, for each stream owed one."""
+    return ((qid, queue[0]) for qid, queue in c.out.items()
+            if queue and queue[0][0].get("method") == "notifications/tasks")
 
 
 def _unlogged(c, qid) -> list:
