@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from itertools import islice
+from weakref import ref
 
 # table -> the footprint key kinds of its records (a run's log lives in its record)
 _KINDS = {"runs": ("run", "log"), "requests": ("request",)}
@@ -30,17 +31,20 @@ class StaleBefore(RuntimeError):
 class Before(Mapping):
     """`field` of each record of `world.<table>` as it was before the step being taken: saved for the
     records the step may write, read from the record itself for every other, absent for the records
-    the step made. Read while that step is the world's last; a read after another raises."""
+    the step made. Read while that step is the world's last; a read after another raises. The world
+    is held by a weak reference: it holds the step that holds this view, and a cycle would leave every
+    world a long search drops to the cyclic collector."""
 
     __slots__ = ("_world", "_table", "_field", "saved", "_size", "_depth", "_new")
 
     def __init__(self, world, table: str, field: str, ids):
-        self._world, self._table, self._field = world, getattr(world, table), field
+        self._world, self._table, self._field = ref(world), getattr(world, table), field
         self.saved = {k: getattr(self._table[k], field) for k in ids}
         self._size, self._depth, self._new = len(self._table), world.depth, None
 
     def _live(self) -> dict:
-        if self._world.depth - self._depth > 1:
+        world = self._world()
+        if world is None or world.depth - self._depth > 1:
             raise StaleBefore(f"a step's record of {self._field} read after its world took another step")
         return self._table
 

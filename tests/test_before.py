@@ -166,18 +166,27 @@ def test_a_record_read_after_another_step_raises():
     """A `Before` reads the records it did not save from the world: after the world's next step they
     may hold other values, so a read then is refused rather than wrong."""
     world = World()
-    steps = []
+    steps, worlds = [], []
     for _, _, _, after in _walk(4, world, 12):
         steps.append(after.history[-1])
+        worlds.append(after)
         if len(steps) > 1 and isinstance(steps[-2].pre_phase, Before):
             break
     first, stepped = steps[-2], clone(after)
     assert isinstance(first.pre_phase, Before)
-    world = first.pre_phase._world
+    world = first.pre_phase._world()
+    assert world is worlds[-2]
     world.depth += 2            # as if that world had taken two more steps in place
     with pytest.raises(StaleBefore):
         dict(first.pre_phase)
     assert stepped.history == []
+    # The view holds its world weakly (the world holds the step holding it: a cycle otherwise); once
+    # the world is dropped, a read is refused too.
+    world.depth -= 2
+    assert len(dict(first.pre_phase)) == len(first.pre_phase)
+    del world, worlds[-2], after
+    with pytest.raises(StaleBefore):
+        dict(first.pre_phase)
 
 
 @pytest.mark.parametrize("signal", ["disconnect", "stdio_cancel", "stdio_close"])

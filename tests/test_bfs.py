@@ -12,7 +12,7 @@ from model.variants import resolve
 from model.world import World, action_table
 from properties.base import load_catalogue
 from verifier.engines.bfs import search as bfs
-from verifier.runtime import scopes
+from verifier.runtime import collector, scopes
 from verifier.runtime.worlds import make_world_for
 from verifier.engines.bfs.run import run_bfs
 
@@ -541,8 +541,8 @@ def test_a_search_collects_cycles_only_when_its_rules_make_them(monkeypatch):
     import gc
 
     from model.amend import Amendment
-    monkeypatch.setattr(bfs, "PROBE_AFTER", 20_000)
-    monkeypatch.setattr(bfs, "CYCLIC", 100)
+    monkeypatch.setattr(collector, "PROBE_AFTER", 20_000)
+    monkeypatch.setattr(collector, "CYCLIC", 100)
 
     class Cyclic(Amendment):
         name = "cyclic"
@@ -584,7 +584,7 @@ def test_a_search_leaves_no_young_objects_for_a_collection_to_walk(monkeypatch):
     collection of any generation runs within `search`, where the first allocation after the search
     used to walk all it held (0.45 s at composed-small), and each lasso search's lists set off more."""
     import gc
-    monkeypatch.setattr(bfs, "PROBE_AFTER", 10 ** 12)       # the probe is a collection of its own
+    monkeypatch.setattr(collector, "PROBE_AFTER", 10 ** 12)       # the probe is a collection of its own
     live = [load_catalogue()["every-call-answered-or-cancelled"]]      # host-small's liveness property
     ran = []
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 
+from verifier.runtime.collector import cycles_probed, quiet_gc
 from verifier.validate.binding import apply_profile, binding_of
 from verifier.validate.declared import declared, purges_assumed
 from verifier.validate.evidence import requirements, uncompared
@@ -66,7 +67,15 @@ def validate_log(log, mapping: dict | str | None = None, variant=None, budget: f
     a variant it is that variant's verdict). `conforms-partially`: the same, but some exchanges were
     not judged (`unjudged`), unless `allow_unmodelled`. `diverges`: the first event no behaviour
     explains, with the requirement the observed behaviour breaks when `diagnose` finds one.
-    `undetermined`: a cap or the budget ran out, or the log has nothing to check."""
+    `undetermined`: a cap or the budget ran out, or the log has nothing to check.
+
+    No cyclic collection runs meanwhile (`quiet_gc`, probed at each event matched): the world keeps
+    every record the log named, and each collection walked them all."""
+    with quiet_gc():
+        return _validated(log, mapping, variant, budget, diagnose, allow_unmodelled)
+
+
+def _validated(log, mapping, variant, budget, diagnose, allow_unmodelled) -> ValidationResult:
     name = "mapping" if isinstance(mapping, dict) else str(mapping)
     mapping = apply_profile(read_mapping(mapping), name) if mapping is not None else {"tokens": {}}
     header, events = read_log(log, mapping=mapping)
@@ -164,6 +173,7 @@ def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=T
         for ev in todo:
             m.feed(ev)
             matched += 1
+            cycles_probed()
             if stop_on_violation and all(c.violation is not None for c in m.cands):
                 break
         else:
@@ -171,7 +181,7 @@ def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=T
                 m.index = events[-1].index
                 m.finish()
     except Stop as e:
-        stop = e
+        stop = e.with_traceback(None)       # kept, its frames would hold this one's, and every candidate
     return m, matched, stop
 
 

@@ -367,6 +367,16 @@ def _only_run(world):
     return next(reversed(world.runs), None) if world.runs else None
 
 
+def _walk(x, one):
+    """`x` with `one` applied to every key and leaf (a module function: a closure calling itself is a
+    reference cycle)."""
+    if isinstance(x, dict):
+        return {one(k): _walk(v, one) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_walk(v, one) for v in x]
+    return one(x)
+
+
 def _to_model(msg, ids, m, conn):
     """The observed message with every id the candidate has bound written as the model's."""
     def one(s):
@@ -385,14 +395,7 @@ def _to_model(msg, ids, m, conn):
                     return in_form(got, "projected" if kind == "run" else "raw")
                 return in_form(got, form if form != "literal" else "raw")
         return s
-
-    def walk(x):
-        if isinstance(x, dict):
-            return {one(k): walk(v) for k, v in x.items()}
-        if isinstance(x, list):
-            return [walk(v) for v in x]
-        return one(x)
-    out = walk(msg)
+    out = _walk(msg, one)
     if "id" in msg:
         key = (conn, (type(msg["id"]).__name__, msg["id"]))
         out["id"] = m.reqs.get(key, f"r{len(m.cands[0].world.requests) + 1}" if m.cands else msg["id"])

@@ -43,10 +43,11 @@ from model.world import World, action_table
 from properties.base import guard_facets
 
 from verifier.engines.bfs import fair
-from verifier.engines.bfs.search import (Checker, Search, _judged, _Stop, cycles_probed, enabled_moves, fault_at,
-                                          finish, level_done, quiet_gc, verdicts_of)
+from verifier.engines.bfs.search import (Checker, Search, _judged, _Stop, enabled_moves, fault_at, finish,
+                                          level_done, verdicts_of)
 from verifier.runtime import interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
+from verifier.runtime.collector import cycles_probed, quiet_gc
 from verifier.runtime.worlds import make_world_for
 
 FORMAT = 8

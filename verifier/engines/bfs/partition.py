@@ -46,6 +46,7 @@ from model.world import action_table
 from properties.base import load_catalogue
 
 from verifier.runtime.budgets import TIME_CAP
+from verifier.runtime.collector import RARE, quiet_gc
 from verifier.runtime import faults, interrupt, watchdog
 from verifier.engines.bfs import search as bfs, fair
 from verifier.runtime import scopes
@@ -150,7 +151,7 @@ def _held(task) -> dict:
     if h["search"] != task["search"]:
         h.update(search=task["search"], level=-1, cur={}, next={})
         forget_texts()
-        gc.set_threshold(*bfs.RARE)     # between tasks, collections walk the states it keeps: seldom
+        gc.set_threshold(*RARE)     # between tasks, collections walk the states it keeps: seldom
     if h["level"] != task["level"]:
         h["cur"] = {f: w for f, (w, _) in h["next"].items()} if h["level"] == task["level"] - 1 else {}
         h["next"], h["level"] = {}, task["level"]
@@ -229,7 +230,7 @@ def expand_shard(task: dict) -> list:
     out = []
     held = _held(task) if task.get("shard") is not None else None
     own, shards = task.get("shard"), task.get("shards")
-    with _watchdog(task["step_limit"]) as dog, bfs.quiet_gc():
+    with _watchdog(task["step_limit"]) as dog, quiet_gc():
         for pos, data in task["items"]:
             interrupt.check()
             if time.monotonic() > stop_at:
@@ -322,7 +323,7 @@ def search(variant, make_world, props, scope: scopes.Scope, pool, rename: bool =
     open_names = [p.name for p in safety]
     overrides: dict = {}
     try:
-        with bfs.quiet_gc():
+        with quiet_gc():
             while frontier:
                 results = _level(frontier, dict(base, level=s.depth), open_names, pool, shards, deadline, pinned)
                 nxt = _merge(s, frontier, results, seen, graph, open_names, overrides, max_states, shards)
