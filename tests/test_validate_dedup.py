@@ -59,3 +59,21 @@ def test_same_state_tells_a_changed_record_apart():
     (q,) = b.requests.values()
     q.phase = "cancelled"
     assert not same_state(a, b)
+
+
+@pytest.mark.parametrize("prune", [True, False])
+def test_the_last_level_of_an_answers_search_takes_only_moves_writing_its_request(monkeypatch, prune):
+    """A client-side log leaves the runs of dropped calls cancelling (their finish is no event it
+    shows), so near a long session's end every state has one move per such run. Searching for an
+    answer the model cannot give, the unfocused pass took every pair of them: at 500 conversations
+    past the 20,000-state cap, `undetermined` after 90 s where it now diverges in 9. Its last level
+    takes only the moves that may write the answered request: held here at 150 conversations under a
+    2,000-state cap, which the search exceeds without it."""
+    monkeypatch.setattr(search.Matcher.__init__, "__defaults__", (6, 2000, 512, None))
+    if not prune:
+        monkeypatch.setattr(search.Matcher, "_may_answer", lambda self, world, name, args, qid: True)
+    got = validate_log(diverging(session(150, False)), MAPPING, budget=600, diagnose=False)
+    if prune:
+        assert got.result == "diverges", got.reason
+    else:
+        assert got.result == "undetermined" and "more than 2000 model states" in got.reason

@@ -34,7 +34,7 @@ from model.actions import load_all
 from model.before import KEPT, READERS, kept, prime
 from model.facts import Facts
 from model.lifecycle import TERMINAL
-from model.footprint import declared_writes, writes_of
+from model.footprint import covers, declared_writes, request as request_key, writes_of
 from model.snapshot import (RECORD_FORMS, beyond_records, encoded, fingerprint, freeze, own, same_state,
                             state_tuple, successor, tables_alike)
 from model.state import Interrupt
@@ -290,6 +290,13 @@ class Matcher:
                 tried[(id(c), name, qid)] = child, got
         return found, tried
 
+    def _may_answer(self, world, name, args, qid) -> bool:
+        """Whether the move may write request `qid` (its response is in its record): by the move's
+        footprint (`model.footprint.writes_of`), any move without one or calling an overridden rule.
+        A move writing beyond its footprint raises where the records it shares are sealed (`_step`)."""
+        writes = writes_of(world, self.table[name], args)
+        return writes is None or covers(writes, request_key(qid))
+
     def _bfs(self, goal, roots, expected, allow_events, focus, max_depth, words, kind=None, appending=False,
              answering=None, tried=None):
         """(the candidates of the first level that explains the observation, whether the depth bound
@@ -297,7 +304,9 @@ class Matcher:
         answering that request alone (as `search` does at the first, its steps in `tried`): only it
         emits the response, so if it explains the observation the level's other moves cannot, and
         the level's widest part, every other move of every state, is never taken; when it does not,
-        the level reads those steps again rather than taking them twice."""
+        the level reads those steps again rather than taking them twice. The last level of such a
+        search takes only the moves that may write that request (`_may_answer`): a child of any other
+        move neither holds the response nor is searched further."""
         frontier, seen, states, tried = roots, _Seen(), 0, tried or {}
         for level in range(max_depth):
             if answering is not None and level:        # the roots' own answer was tried by `search`
@@ -305,11 +314,14 @@ class Matcher:
                 if found:
                     return found, False
             found, nxt = [], []
+            last = answering is not None and level == max_depth - 1
             for c in frontier:
                 runs_reqs = focus(c.world) if focus is not None else None
                 for name, args in self._internal_moves(c.world, runs_reqs, kind, appending):
                     if time.monotonic() > self.deadline:
                         raise Stop("undetermined", f"budget ran out searching for {words}")
+                    if last and not self._may_answer(c.world, name, args, answering):
+                        continue
                     known = tried.get((id(c), name, args.get("request")))
                     child = known[0] if known else self._step(c, name, args)
                     states += 1
