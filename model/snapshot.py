@@ -18,8 +18,8 @@ import hashlib
 import marshal
 import pickle
 import re
-from itertools import islice
-from operator import is_
+from itertools import compress, islice
+from operator import eq, is_, is_not
 
 from .facts import Facts, Leaves, monitor_key
 from .facts import copy_fact as _copy_fact
@@ -179,6 +179,24 @@ def own(world, writes):
             if r is not None:
                 _owned(world, table, k[1], r)
     return world
+
+
+def kept_shared(parent, child) -> bool:
+    """Whether `child`, a successor of `parent` (`successor`) after its step, holds every record
+    `parent` holds as `parent` does: the same keys in the same order before those the step made, each
+    record `parent`'s own object or the copy `own` made of it. False where the step removed, moved or
+    replaced a record (a rule writing a table rather than a record's fields, which no seal stops): a
+    step's record of what the records held before it (`model.before`) reads the shared records as they
+    are. Read at C speed, in one pass over each table."""
+    loose = {id(r) for r in child.__dict__.get("_loose", ())}
+    for name in _TABLES:
+        a, b = getattr(parent, name), getattr(child, name)
+        if len(b) < len(a) or not all(map(eq, a, b)):
+            return False
+        for r in compress(b.values(), map(is_not, a.values(), b.values())):
+            if id(r) not in loose:
+                return False
+    return True
 
 
 def _owned(world, table, key, r) -> None:

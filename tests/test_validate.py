@@ -146,6 +146,51 @@ def test_a_variants_moves_share_what_their_footprint_leaves_alone(monkeypatch):
             assert shared == whole, (name, seed)
     assert taken["tried"] > taken["taken again"] > 0, taken
 
+@pytest.mark.parametrize("how", ["replace", "move"])
+def test_a_variant_writing_a_table_is_taken_again_on_copies(how):
+    """A rule may write a table rather than a record's fields: put a changed copy of a request in its
+    place, or take one out and put it back (now last). No seal stops that, and the step's record of
+    the phases before it would read the shared table as it is now: `_tried` tells it (`kept_shared`)
+    and takes the move again on a copy of every record, so that the phases before the step are
+    those a whole copy records."""
+    import dataclasses
+
+    from model.amend import Amendment
+    from model.footprint import declared_writes
+    from model.snapshot import successor
+    from model.world import World, action_table
+    from verifier.validate.search import _tried, send
+
+    class WritesTheTable(Amendment):
+        name = "writes-the-table"
+
+        def can_read(self, world, subject, run):
+            for k, q in list(world.requests.items()):
+                if q.method == "tools/call" and q.phase == "received":
+                    if how == "replace":
+                        world.requests[k] = dataclasses.replace(q, phase="cancelled")
+                    else:
+                        world.requests[k] = world.requests.pop(k)
+            return super().can_read(world, subject, run)
+
+    world = World(rules=WritesTheTable())
+    for name, args in [("call_tool", dict(client="C1", server="S1", transport="http", declare=True, tool="flow")),
+                       ("answer", dict(request="r1")), ("deliver", dict(request="r1")),
+                       ("call_tool", dict(client="C1", server="S1", transport="http", declare=False, tool="flow"))]:
+        world.apply(name, args)
+    ref = world.requests["r1"].response["result"]["taskId"]
+    world.apply("tasks_get", dict(client="C1", server="S1", ref=ref, transport="http", declare=True, header_ok=True))
+    args = dict(request="r3")
+    guess = declared_writes(world, action_table()["respond"], args)
+    assert ("request", "r2") not in guess           # the rule writes beyond the declared footprint
+    got, step = _tried(world, "respond", args, None, guess)
+    whole = send(successor(world, None), "respond", args)
+    # in the table's order before the step, as a whole copy records them
+    assert list(step.pre_phase.items()) == list(whole.pre_phase.items()) == [
+        ("r1", "delivered"), ("r2", "received"), ("r3", "received")]
+    assert list(got.requests) == (["r1", "r2", "r3"] if how == "replace" else ["r1", "r3", "r2"])
+
+
 # ---- hand-mutated logs diverge where they were changed -----------------------------------------------
 def _events(lines):
     return [json.loads(x) for x in lines]

@@ -35,8 +35,8 @@ from model.before import KEPT, READERS, kept, prime
 from model.facts import Facts
 from model.lifecycle import TERMINAL
 from model.footprint import covers, declared_writes, request as request_key, writes_of
-from model.snapshot import (RECORD_FORMS, beyond_records, encoded, fingerprint, freeze, own, same_state,
-                            state_tuple, successor, tables_alike)
+from model.snapshot import (RECORD_FORMS, beyond_records, encoded, fingerprint, freeze, kept_shared, own,
+                            same_state, state_tuple, successor, tables_alike)
 from model.state import Interrupt
 from properties.base import guard_facets
 
@@ -402,13 +402,13 @@ def _interrupt_fits(args, data: dict) -> bool:
 def _tried(world, name, args, sent, guess):
     """(the successor, the step) of a move that calls a rule the world's rules override, which may
     write any record: taken first on a successor sharing every record its declared footprint `guess`
-    leaves alone, sealed, so that a write to one raises; where it raises (or removes a record), taken
-    again on a copy of every record (and a fault of the move raises there too)."""
-    runs, requests = len(world.runs), len(world.requests)
+    leaves alone, sealed, so that a write to one raises; where it raises, or removes, moves or replaces
+    a record (`kept_shared`: the step's views read the shared ones), taken again on a copy of every
+    record (and a fault of the move raises there too)."""
     try:
         w = successor(world, guess)
         step = send(w, name, args, sent, guess)
-        if len(w.runs) >= runs and len(w.requests) >= requests:     # none removed (the step's views read them)
+        if kept_shared(world, w):
             return w, step
     except Exception:
         pass
