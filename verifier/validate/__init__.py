@@ -181,7 +181,7 @@ def match(events, mapping, cls, run_events, props, deadline, stop_on_violation=T
                 m.index = events[-1].index
                 m.finish()
     except Stop as e:
-        stop = e.with_traceback(None)       # kept, its frames would hold this one's, and every candidate
+        stop = e.with_traceback(None)       # its traceback's frames hold this one's (a cycle) and every candidate
     return m, matched, stop
 
 

@@ -292,8 +292,9 @@ class Matcher:
 
     def _may_answer(self, world, name, args, qid) -> bool:
         """Whether the move may write request `qid` (its response is in its record): by the move's
-        footprint (`model.footprint.writes_of`), any move without one or calling an overridden rule.
-        A move writing beyond its footprint raises where the records it shares are sealed (`_step`)."""
+        footprint (`model.footprint.writes_of`; the baseline's are held true by their verify mode,
+        docs/exhaustive.md), and any move without one or calling an overridden rule, which may write
+        anything."""
         writes = writes_of(world, self.table[name], args)
         return writes is None or covers(writes, request_key(qid))
 
