@@ -106,7 +106,6 @@ def test_variant_walks_that_break_its_requirement_diverge_with_it(name):
     assert seen, f"no walk of {name} broke {sorted(want)}: the test exercised nothing"
 
 
-
 # The variants whose overrides write beyond the footprint of the move calling them (a log appended at a
 # read, a cancel or a clock tick; an approver set grown by an answer), and two that write within it.
 SHARING = ["get-appends-read-event", "cancel-terminal-appends", "ttl-fails-run", "response-content-grants-approval",
@@ -145,6 +144,7 @@ def test_a_variants_moves_share_what_their_footprint_leaves_alone(monkeypatch):
             monkeypatch.setattr(vs, "declared_writes", real_declared)
             assert shared == whole, (name, seed)
     assert taken["tried"] > taken["taken again"] > 0, taken
+
 
 @pytest.mark.parametrize("how", ["replace", "move"])
 def test_a_variant_writing_a_table_is_taken_again_on_copies(how):

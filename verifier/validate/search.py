@@ -169,8 +169,9 @@ class Matcher:
 
     # ---- stepping the model ------------------------------------------------------------------
     def _step(self, cand: Cand, name: str, args: dict, sent=None, in_place=False) -> Cand:
-        """The candidate after one model step (on a clone unless `in_place`), its emissions queued
-        and the catalogue checked. `sent` (`observe.Sent`): what a decoded request carries beyond
+        """The candidate after one model step (on a clone unless `in_place`; a move calling an
+        overridden rule always on one, as `_tried` may take it twice), its emissions queued and the
+        catalogue checked. `sent` (`observe.Sent`): what a decoded request carries beyond
         the action's arguments."""
         if self.max_steps is not None and self.steps >= self.max_steps:
             raise Stop("undetermined", f"the work budget of {self.max_steps} model steps was spent")
