@@ -7,6 +7,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONHASHSEED=0     # verdicts and traces must not depend on string hashing
+# the check's exploration of the baseline and the gate's are the same work: the gate reads the
+# check's result back (verifier.runtime.reuse), as it would any other run's of the same code
+export TASKMODEL_RESULT_CACHE="${TASKMODEL_RESULT_CACHE:-$PWD/out/cache/results}"
 tm=.venv/bin/taskmodel
 worst=0
 step() {

@@ -237,6 +237,8 @@ def print_result(result, con, told: dict | None = None, paths: dict | None = Non
     else:
         con.print(f"time cap: {cap}, used {result.elapsed_s:.1f} s; seed {result.seed}; "
                   f"{result.examples} examples, {result.steps} steps ({result.steps_per_second:.0f} steps/s)")
+    if result.reused:
+        con.print(f"result {result.reused}")
     if result.stopped:
         con.print(f"stopped early: {result.stopped}")
     for v in result.verdicts:

@@ -346,7 +346,8 @@ def run_gate(args) -> int:
         undetermined += [f"{name}: {p} {v}" for p, v in got["verdicts"].items()
                          if v == "undetermined" or (name == "baseline" and v in ("vacuous", "unreached"))]
         print(f"{name:42s} {got['elapsed']:7.1f} s  {got['steps']:6d} steps  "
-              f"{sum(v == 'refuted' for v in got['verdicts'].values())} refuted")
+              f"{sum(v == 'refuted' for v in got['verdicts'].values())} refuted"
+              + ("  (its exploration's result read back: the same work ran before)" if got.get("reused") else ""))
     elapsed = time.monotonic() - started
     for p in problems:
         print(f"DRIFT {p}")

@@ -36,10 +36,13 @@ def explore_one(spec: str, settings: dict) -> dict:
     from verifier.engines.random.explore import explore
     v = variant_of(spec)
     cap = settings.get("budget_cap")
+    t = time.monotonic()
     with capped(cap):
         r = explore(v, budget=NO_CAP if cap is None else cap, seed=settings["seed"], step_count=settings["steps"],
                     examples_per_chunk=settings["examples_per_chunk"], chunks=settings["chunks"])
-    got = {"variant": getattr(v, "name", "baseline"), "elapsed": round(r.elapsed_s, 2), "steps": r.steps,
+    # this run's seconds: an exploration read back (`runtime.reuse`) took almost none of them
+    got = {"variant": getattr(v, "name", "baseline"), "elapsed": round(time.monotonic() - t, 2), "steps": r.steps,
+           **({"reused": r.reused} if r.reused else {}),
            "verdicts": {x.name: x.verdict for x in r.verdicts},
            "lengths": {x.name: x.length for x in r.verdicts if x.length is not None},
            "traces": {x.name: [(s.action, s.args) for s in x.trace] for x in r.verdicts if x.trace is not None},

@@ -69,6 +69,7 @@ class CheckResult:
     scope: dict | None = None          # an exhaustive engine's scope
     form_counts: dict | None = None    # (dimension, form) -> requests sent, where the engine counts them
     work: dict | None = None           # the work budget it was given (examples, states, rlimit): what bounds it
+    reused: str | None = None          # where the result is the same work's, read back (`runtime.reuse`)
 
     @property
     def steps_per_second(self) -> float:
@@ -95,7 +96,7 @@ def result_json(result, paths: dict | None = None) -> dict:
         "bounds": result.bounds, "budget": {"seconds": result.budget_s, "elapsed": round(result.elapsed_s, 2),
                                             "examples": result.examples, "steps": result.steps,
                                             "steps_per_second": round(result.steps_per_second, 1),
-                                            "work": result.work},
+                                            "work": result.work, "reused": result.reused},
         "stopped": result.stopped or None, "scope": result.scope, "states": result.states,
         "coverage": {"actions": result.action_counts,
                      "premises": {v.name: v.premise for v in result.verdicts},

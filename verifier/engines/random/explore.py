@@ -6,6 +6,7 @@ replays), vacuous (premise never reached: undetermined, never a pass), reached /
 """
 from __future__ import annotations
 
+import math
 import time
 from contextlib import contextmanager
 
@@ -17,7 +18,7 @@ from properties.base import load_catalogue
 
 from verifier.engines.random.machine import STEPS_PER_DRAW, make_machine
 from verifier.runtime.budgets import TIME_CAP
-from verifier.runtime import interrupt
+from verifier.runtime import interrupt, reuse
 from verifier.runtime.checking import Observations, OutOfBudget, Violation, check_liveness, check_step
 from verifier.runtime.faults import ModelFault, fault_of
 from verifier.engines.random.shorten import shorten
@@ -109,6 +110,21 @@ def explore(variant=None, budget: float = 30.0, seed: int = 0, step_count: int =
     and reported in `faults`, and what still holds is undetermined. With `shadow`, each rule the
     variant overrides is counted and compared with the baseline's (`verifier.runtime.shadow`). Without
     `stories`, the catalogue's scenario stories are not replayed first (random steps alone)."""
+    if variant is None and props is None and base_params is None and chunks is not None and budget == math.inf:
+        # the baseline's exploration in chunks, uncapped, is a function of its settings and the code
+        # alone: the main job's check and gate both ask for it (`reuse`, where a run opts in)
+        r, said = reuse.recalled("exploration", (seed, step_count, examples_per_chunk, chunks, stories),
+                                 lambda: _explored(None, budget, seed, step_count, examples_per_chunk, None, None,
+                                                   progress, shrink_share, chunks, shadow, stories))
+        r.reused = said
+        return r
+    return _explored(variant, budget, seed, step_count, examples_per_chunk, props, base_params, progress, shrink_share,
+                     chunks, shadow, stories)
+
+
+def _explored(variant, budget, seed, step_count, examples_per_chunk, props, base_params, progress, shrink_share,
+              chunks, shadow, stories) -> CheckResult:
+    """`explore`, done."""
     started = time.monotonic()
     recorder = None
     if shadow and variant is not None:
