@@ -527,9 +527,20 @@ def fingerprint(world, rename: bool = True, facts: bool = True) -> bytes:
     requests were sent) are renamed in the order of what each request holds with every request id
     masked, and the request table is listed in that order: the same requests sent by independent
     clients in either order are one state."""
-    ids = list(world.requests)
-    if not rename or len(ids) < 2 or ids != [f"r{n + 1}" for n in range(len(ids))]:
+    if not rename:
         return _digest(encoded(state_tuple(world, facts, _text_digest)))
+    return renamed_fingerprint(world, facts)[0]
+
+
+def renamed_fingerprint(world, facts: bool = True) -> tuple[bytes, tuple | None]:
+    """`fingerprint(world)` and the renaming it applied: ((old number, new number), ...) of the request
+    ids, or None where it renamed nothing (fewer than two requests, or ids not minted in order). Two
+    worlds of one renamed fingerprint are the same world exactly when their renamings are equal: a
+    renaming is one-to-one on request ids, so the renamed state and it give the world back (the stored
+    graph tells its representative worlds so, without a second fingerprint)."""
+    ids = list(world.requests)
+    if len(ids) < 2 or ids != [f"r{n + 1}" for n in range(len(ids))]:
+        return _digest(encoded(state_tuple(world, facts, _text_digest))), None
     # Renaming works on the repr, where a request id is a quoted 'rN' (also inside message texts);
     # each text stands as the digest of its own renamed repr (a match never spans a text's bounds).
     masked_text = lambda obj: _piece(_text(obj), None)       # noqa: E731
@@ -540,7 +551,7 @@ def fingerprint(world, rename: bool = True, facts: bool = True) -> bytes:
     t = state_tuple(world, facts, lambda obj: _piece(_text(obj), mapping))
     own = [repr(q) for q in t[5]]
     if order == sorted(order):      # the requests are in their canonical order already: nothing to rename
-        return _digest((repr(t[:5] + t[6:]) + "|" + "|".join(own)).encode())
+        return _digest((repr(t[:5] + t[6:]) + "|" + "|".join(own)).encode()), mapping
     sub = lambda m: f"'r{new.get(m.group(1), m.group(1))}'"     # noqa: E731
     text = _REQUEST_ID.sub(sub, repr(t[:5] + t[6:])) + "|" + "|".join(_REQUEST_ID.sub(sub, own[i]) for i in order)
-    return _digest(text.encode())
+    return _digest(text.encode()), mapping

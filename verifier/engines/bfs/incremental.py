@@ -18,7 +18,7 @@ still open in this search failed on it (its message and bookkeeping come from th
 States the baseline never reached are expanded in full. A state none of whose moves asked an
 overridden rule or failed a property still open is booked in one piece (`_summarise`): its moves'
 counts at once, its successors straight from the store. Where the fingerprint renames request ids,
-a state reached as another world than the one stored for it (`Stored.plain`, `Stored.inexact`) is
+a state reached as another world than the one stored for it (`Stored.renamings`, `Stored.inexact`) is
 expanded in full, so that its path is its own.
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ import zstandard
 
 from model.harness import HarnessRules
 from model.rules import Rules
-from model.snapshot import clone, decode, encode, fingerprint
+from model.snapshot import clone, decode, encode, fingerprint, renamed_fingerprint
 from model.world import World, action_table
 from properties.base import guard_facets
 
@@ -51,7 +51,7 @@ from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.collector import cycles_probed, quiet_gc
 from verifier.runtime.worlds import make_world_for
 
-FORMAT = 9
+FORMAT = 10
 CACHE_ENV = "TASKMODEL_GRAPH_CACHE"
 ROOT = Path(__file__).resolve().parents[3]
 # The harness caches what `decode_task_ref` answered across states (`Harness._raw`), so the store
@@ -165,7 +165,7 @@ class Stored:
     # where the fingerprint renames request ids, a state stands for every world that renames to it,
     # and is stored as the first one the search met (its representative); a search reusing an edge
     # must land on that very world, or its traces' request ids would not be its own:
-    plain: list = field(default_factory=list)      # state -> its representative's fingerprint, not renamed
+    renamings: list = field(default_factory=list)  # state -> its representative's renaming (`renamed_fingerprint`)
     inexact: dict = field(default_factory=dict)    # expanded state -> indices of its edges whose world is
     #                                                 not the successor's representative
     seconds: float = 0.0                           # to build
@@ -224,10 +224,11 @@ def build(scope, props, rename: bool, deadline: float | None = None, progress=No
     answered: set = set()
     w0 = _Unmemoized(params, rules_cls(), harness=scope.composed, harness_rules=harness_cls)
     frontier = [w0]
-    st.index[fingerprint(w0, rename)] = 0
-    st.fps.append(fingerprint(w0, rename))
+    f0, m0 = _keyed(w0, rename)
+    st.index[f0] = 0
+    st.fps.append(f0)
     if rename:
-        st.plain.append(fingerprint(w0, False))
+        st.renamings.append(m0)
     packer = _Packer(st)
     shared = _Shared()
     level = 0
@@ -293,15 +294,15 @@ def build(scope, props, rename: bool, deadline: float | None = None, progress=No
                             if check(c, step):
                                 failed.append(pname)
                                 answered.add(pname)
-                        f = fingerprint(c, rename)
+                        f, m = _keyed(c, rename)
                         sid = st.index.get(f)
                         if sid is None:
                             sid = st.index[f] = len(st.fps)
                             st.fps.append(f)
                             nxt.append(c)
                             if rename:
-                                st.plain.append(fingerprint(c, False))
-                        elif rename and fingerprint(c, False) != st.plain[sid]:
+                                st.renamings.append(shared.renaming(m))
+                        elif rename and m != st.renamings[sid]:
                             st.inexact.setdefault(len(st.edges), set()).add(len(edges))
                         edges.append((name, shared.args(args), sid, ruleset(frozenset(_ASKED)),
                                       outcome((frozenset(premised), frozenset(failed), tuple(step.forms)))))
@@ -344,7 +345,7 @@ def _summarise(st: Stored, ruleset) -> None:
 
 
 class _Shared:
-    """One object for each distinct move's arguments and each distinct liveness summary of a state:
+    """One object for each distinct move's arguments, liveness summary of a state and renaming:
     composed-small's 586,278 transitions hold 13 distinct arguments, its 211,830 states 476 summaries,
     and pickle writes a shared object once, so the stored graph loads several times faster. Nothing
     changes either once made (a search reads them, `fair.Graph` too)."""
@@ -352,9 +353,13 @@ class _Shared:
     def __init__(self):
         self._args: dict = {}
         self._info: dict = {}
+        self._renamings: dict = {}
 
     def args(self, args: dict) -> dict:
         return self._args.setdefault(repr(args), args)     # repr: the same keys in the same order
+
+    def renaming(self, m: tuple | None) -> tuple | None:
+        return self._renamings.setdefault(m, m)
 
     def info(self, info: tuple) -> tuple:
         fair_keys, pending, premised = info
@@ -540,14 +545,14 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     if shadowed is not None:
         shadowed.enabled = False
     w0 = make_world()           # also the template stored states are rebuilt over
-    f0 = fingerprint(w0, rename)
+    f0, m0 = _keyed(w0, rename)
     # a state's id in this search: by its stored id where the store has it, else by its fingerprint
     at = array("q", [-1]) * len(st.fps)
     seen: dict = {}
     g0 = st.index.get(f0)
     if g0 is not None:
         at[g0] = 0
-        g0 = _faithful(st, g0, w0)
+        g0 = _faithful(st, g0, m0)
     else:
         seen[f0] = 0
     s.parents.append(-1)
@@ -575,8 +580,8 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
         return cid
 
     def executed(w, name, args, sid, stored_edge):
-        """A transition taken on a clone, as `search.successors` takes it: (successor, fingerprint);
-        `stored_edge`: the store's (name, args, successor) of this move, None where it has none."""
+        """A transition taken on a clone, as `search.successors` takes it: (successor, fingerprint, its
+        renaming); `stored_edge`: the store's (name, args, successor) of this move, None where it has none."""
         here[0], here[1] = name, args
         _ASKED.clear()
         compared[0] = stored_edge is not None
@@ -592,11 +597,11 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
             m(c, step)
         if checker.entries:
             checker.check(c, step, sid, name, args)
-        f = fingerprint(c, rename)
+        f, m = _keyed(c, rename)
         work.executed += 1
         tallied(stored_edge is not None and fps[stored_edge[2]] != f,
                 lambda: clone(w).apply(name, args, check=False, say=False))
-        return c, f
+        return c, f, m
 
     def tallied(differs: bool, again=None) -> None:
         """Counts the overridden rules the step just taken asked (`_ASKED`), compared with the store
@@ -696,18 +701,18 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
                                         if checker.open:
                                             for pname in premised - checker.closed_counters:
                                                 premise[pname] = premise.get(pname, 0) + 1
-                                        c, cg = None, succ
+                                        c, cg, m = None, succ, None
                                     else:
                                         if w is None:
                                             w = _decoded(st, g, w0, s.depth)
-                                        c, f = executed(w, name, args, sid,
-                                                        None if succ is None else (name, args, succ))
+                                        c, f, m = executed(w, name, args, sid,
+                                                           None if succ is None else (name, args, succ))
                                         cg = st.index.get(f)
                                     if cg is not None:
                                         cid = at[cg]
                                         if cid < 0:
                                             cid = at[cg] = added(sid, name, args, c,
-                                                                 cg if c is None else _faithful(st, cg, c), nxt)
+                                                                 cg if c is None else _faithful(st, cg, m), nxt)
                                     else:
                                         cid = seen.get(f)
                                         if cid is None:
@@ -753,10 +758,16 @@ def search(make_world, props, scope, st: Stored, over: frozenset, rename: bool =
     return s, work
 
 
-def _faithful(st: Stored, g: int, w) -> int | None:
-    """`g`, when the world `w` reached as the stored state `g` is its representative; else None: a
-    world the store holds no moves of (where the fingerprint renames request ids, only)."""
-    return g if not st.plain or fingerprint(w, False) == st.plain[g] else None
+def _keyed(world, rename: bool) -> tuple[bytes, tuple | None]:
+    """The world's fingerprint and its renaming (None: renamed nothing, or not renaming)."""
+    return renamed_fingerprint(world) if rename else (fingerprint(world, False), None)
+
+
+def _faithful(st: Stored, g: int, renaming) -> int | None:
+    """`g`, when a world reached as the stored state `g` with this renaming (`renamed_fingerprint`) is
+    its representative; else None: a world the store holds no moves of (where the fingerprint renames
+    request ids, only)."""
+    return g if not st.renamings or renaming == st.renamings[g] else None
 
 
 def _reenumerated(w, table, names, here, stored: list, dirty: list) -> dict:
