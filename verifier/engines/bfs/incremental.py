@@ -49,6 +49,7 @@ from verifier.engines.bfs.search import (Checker, Search, _judged, _Stop, enable
 from verifier.runtime import interrupt, watchdog
 from verifier.runtime.budgets import TIME_CAP
 from verifier.runtime.collector import cycles_probed, quiet_gc
+from verifier.runtime.reuse import sources_digest
 from verifier.runtime.worlds import make_world_for
 
 FORMAT = 10
@@ -83,14 +84,8 @@ _HASH: list = []
 
 
 def _hashed() -> str:
-    h = hashlib.sha256(f"format {FORMAT}".encode())
-    for top in ("model", "properties"):
-        for path in sorted((ROOT / top).rglob("*.py")):
-            rel = path.relative_to(ROOT)
-            if rel.parts[:2] == ("model", "variants"):
-                continue
-            h.update(str(rel).encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
+    return sources_digest(hashlib.sha256(f"format {FORMAT}".encode()), ROOT, ("model", "properties"),
+                          skip=("model", "variants"))
 
 
 def store_key(scope, props, rename: bool) -> str:
